@@ -1,0 +1,37 @@
+// Bundles the extension and the CLI. The CLI is bundled *without* `vscode` marked
+// external, so a stray `vscode` import reaching src/core (or the CLI) fails the build.
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const require = createRequire(import.meta.url);
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+mkdirSync('dist', { recursive: true });
+copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
+
+const builds = [
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+];
+
+if (watch) {
+  for (const options of builds) await (await esbuild.context(options)).watch();
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+  chmodSync('dist/cli.js', 0o755);
+}

@@ -1,0 +1,197 @@
+/**
+ * The ledger's vocabulary: artifact types, scopes, statuses and the shapes that
+ * cross every layer (store, assembler, CLI, extension). One definition each.
+ */
+
+export const ARTIFACT_TYPES = [
+  'constitution',
+  'adr',
+  'pattern',
+  'plan',
+  'module_memory',
+  'convention',
+  'decision',
+  'learning',
+  'dependency',
+  'changelog',
+  'note',
+] as const;
+export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
+
+/** Lower is more important; `constitution` rules are always in the fixed tier. */
+export const DEFAULT_TYPE_PRIORITY: Readonly<Record<ArtifactType, number>> = {
+  constitution: 0,
+  adr: 1,
+  pattern: 2,
+  plan: 3,
+  module_memory: 4,
+  convention: 4,
+  decision: 5,
+  learning: 5,
+  dependency: 6,
+  changelog: 7,
+  note: 7,
+};
+
+export const SCOPES = ['global', 'task', 'path'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const STATUSES = ['active', 'superseded', 'archived'] as const;
+export type ArtifactStatus = (typeof STATUSES)[number];
+
+/** Gating: AND across kinds, OR within a kind. An empty kind does not gate. */
+export interface Conditions {
+  labels: string[];
+  keywords: string[];
+  paths: string[];
+}
+
+export interface Artifact {
+  id: string;
+  chainId: string;
+  version: number;
+  type: ArtifactType;
+  scope: Scope;
+  taskId: string | null;
+  paths: string[];
+  title: string;
+  body: string;
+  summary: string | null;
+  tags: string[];
+  conditions: Conditions;
+  status: ArtifactStatus;
+  /** Chain id of the chain this one replaces. */
+  supersedes: string | null;
+  pinned: boolean;
+  source: string;
+  createdAt: string;
+  updatedAt: string;
+  contentHash: string;
+  /** Fields from an imported line that the ledger does not model, kept for round-trip. */
+  extra: Record<string, unknown>;
+}
+
+/** What a caller supplies to create an artifact; everything but type/title/body has a default. */
+export interface ArtifactInput {
+  id?: string;
+  chainId?: string;
+  version?: number;
+  type: ArtifactType;
+  scope?: Scope;
+  taskId?: string | null;
+  paths?: string[];
+  title: string;
+  body: string;
+  summary?: string | null;
+  tags?: string[];
+  conditions?: Partial<Conditions>;
+  status?: ArtifactStatus;
+  supersedes?: string | null;
+  pinned?: boolean;
+  source?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  extra?: Record<string, unknown>;
+}
+
+/** Fields an update may change; the update becomes a new version of the chain. */
+export type ArtifactPatch = Partial<
+  Pick<ArtifactInput, 'type' | 'scope' | 'taskId' | 'paths' | 'title' | 'body' | 'summary' | 'tags' | 'conditions' | 'pinned' | 'source'>
+>;
+
+export const TASK_STATUSES = ['open', 'done', 'dropped'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const DEFAULT_STAGES = ['plan', 'develop', 'review', 'test'] as const;
+
+export interface Task {
+  id: string;
+  title: string;
+  description: string;
+  labels: string[];
+  stage: string;
+  status: TaskStatus;
+  active: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const TASK_EVENT_KINDS = [
+  'stage_entered',
+  'artifact_created',
+  'commit',
+  'file_touched',
+  'context_built',
+  'note',
+] as const;
+export type TaskEventKind = (typeof TASK_EVENT_KINDS)[number];
+
+export interface TaskEvent {
+  id: number;
+  taskId: string;
+  kind: TaskEventKind;
+  payload: Record<string, unknown>;
+  at: string;
+}
+
+export interface FileActivity {
+  path: string;
+  opens: number;
+  edits: number;
+  saves: number;
+  lastOpenedAt: string | null;
+  lastEditedAt: string | null;
+  lastSavedAt: string | null;
+}
+
+export interface Feedback {
+  artifactId: string;
+  timesInjected: number;
+  useful: number;
+  notUseful: number;
+}
+
+export const TOKENIZERS = ['o200k_base', 'cl100k_base'] as const;
+export type TokenizerName = (typeof TOKENIZERS)[number];
+
+export const URN_PREFIX = 'ledger://artifact/';
+
+export function artifactUrn(id: string): string {
+  return `${URN_PREFIX}${id}`;
+}
+
+/** Accepts a bare id or a `ledger://artifact/<id>` URN and returns the id. */
+export function idFromRef(ref: string): string {
+  const trimmed = ref.trim();
+  return trimmed.startsWith(URN_PREFIX) ? trimmed.slice(URN_PREFIX.length) : trimmed;
+}
+
+export function isArtifactType(value: unknown): value is ArtifactType {
+  return typeof value === 'string' && (ARTIFACT_TYPES as readonly string[]).includes(value);
+}
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+}
+
+export function isStatus(value: unknown): value is ArtifactStatus {
+  return typeof value === 'string' && (STATUSES as readonly string[]).includes(value);
+}
+
+export function isTokenizerName(value: unknown): value is TokenizerName {
+  return typeof value === 'string' && (TOKENIZERS as readonly string[]).includes(value);
+}
+
+/**
+ * A mistake the user can fix (bad flag, unknown type, malformed line). The CLI prints
+ * its message without a stack trace; anything else is a bug and keeps its stack.
+ */
+export class UserError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
