@@ -24,9 +24,28 @@ const common = {
 mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
 
+// Each tokenizer is ~2.5 MB of rank data: it lives in its own file beside the bundles
+// and is required only when something counts tokens, so start-up never parses it.
+const TOKENIZERS = ['o200k_base', 'cl100k_base'];
+const tokenizerFiles = {
+  name: 'tokenizer-files',
+  setup(build) {
+    build.onResolve({ filter: /^gpt-tokenizer\/encoding\// }, (args) => ({
+      path: `./tokenizer-${args.path.split('/').pop()}.js`,
+      external: true,
+    }));
+  },
+};
+
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [tokenizerFiles] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles] },
+  ...TOKENIZERS.map((name) => ({
+    ...common,
+    sourcemap: false,
+    entryPoints: [require.resolve(`gpt-tokenizer/encoding/${name}`)],
+    outfile: `dist/tokenizer-${name}.js`,
+  })),
 ];
 
 if (watch) {

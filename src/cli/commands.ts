@@ -1,0 +1,563 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  ARTIFACT_TYPES,
+  type Artifact,
+  type ArtifactInput,
+  type ArtifactPatch,
+  artifactUrn,
+  isArtifactType,
+  isScope,
+  isStatus,
+  isTokenizerName,
+  TOKENIZERS,
+  UserError,
+} from '../core/model';
+import { parseJsonl, toJsonl } from '../core/jsonl';
+import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
+import { estimateTokens, TokenCounter } from '../core/tokens';
+import { LedgerFile } from '../node/ledgerFile';
+import { defaultDatabasePath, readStdin, readTextFile } from '../node/files';
+import {
+  type CommandSpec,
+  integerOption,
+  listOfValues,
+  type OptionSpecs,
+  type ParsedOptions,
+  stringOption,
+} from './args';
+
+export interface CommandContext {
+  options: ParsedOptions;
+  positionals: string[];
+  cwd: string;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface Command extends CommandSpec {
+  run(context: CommandContext): Promise<number | void>;
+}
+
+const ARTIFACT_FIELD_OPTIONS: OptionSpecs = {
+  type: { type: 'string', description: `Artifact type: ${ARTIFACT_TYPES.join(', ')}.` },
+  scope: { type: 'string', value: 'global|task|path', description: 'Where it applies (default: global; path needs --path, task needs --task).' },
+  title: { type: 'string', description: 'A short title (required for add).' },
+  body: { type: 'string', value: 'markdown', description: 'The body as text.' },
+  'body-file': { type: 'string', value: 'file|-', description: 'Read the body from a UTF-8 file, or from standard input with "-".' },
+  path: { type: 'string', multiple: true, value: 'glob', description: 'A workspace path glob it applies to (path scope); repeat or comma-separate.' },
+  tag: { type: 'string', multiple: true, description: 'A tag; repeat or comma-separate.' },
+  task: { type: 'string', value: 'task-id', description: 'The task it belongs to (task scope).' },
+  summary: { type: 'string', description: 'An optional short form used in previews.' },
+  source: { type: 'string', description: 'Who or what wrote it (default: user).' },
+  pinned: { type: 'boolean', description: 'Always include it in the fixed tier.' },
+};
+
+function isJson(context: CommandContext): boolean {
+  return context.options.format === 'json';
+}
+
+function printJson(context: CommandContext, value: unknown): void {
+  context.out(JSON.stringify(value, null, 2));
+}
+
+function databasePath(context: CommandContext): { file: string; isDefault: boolean } {
+  const given = stringOption(context.options, 'db');
+  if (given) return { file: path.resolve(context.cwd, given), isDefault: false };
+  return { file: defaultDatabasePath(context.cwd).file, isDefault: true };
+}
+
+async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
+  const { file, isDefault } = databasePath(context);
+  return LedgerFile.open(file, { create, createFolder: create && isDefault });
+}
+
+/** Opens the ledger, runs a write under its lock, persists, and closes. */
+async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T, create = true): Promise<T> {
+  const ledger = await openLedger(context, create);
+  try {
+    return await ledger.write(fn);
+  } finally {
+    ledger.close();
+  }
+}
+
+async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
+  const ledger = await openLedger(context, false);
+  try {
+    return await fn(ledger.store);
+  } finally {
+    ledger.close();
+  }
+}
+
+async function bodyFromOptions(context: CommandContext): Promise<string | undefined> {
+  const inline = stringOption(context.options, 'body');
+  const file = stringOption(context.options, 'body-file');
+  if (inline !== undefined && file !== undefined) throw new UserError('Give the body with --body or --body-file, not both.');
+  if (file === '-') return readStdin(MAX_BODY_BYTES + 1);
+  if (file !== undefined) return readTextFile(path.resolve(context.cwd, file), MAX_BODY_BYTES);
+  return inline;
+}
+
+function checkedType(value: string | undefined): ArtifactInput['type'] | undefined {
+  if (value === undefined) return undefined;
+  if (!isArtifactType(value)) throw new UserError(`Unknown type "${value}".`, `Use one of: ${ARTIFACT_TYPES.join(', ')}.`);
+  return value;
+}
+
+function checkedScope(value: string | undefined): ArtifactInput['scope'] | undefined {
+  if (value === undefined) return undefined;
+  if (!isScope(value)) throw new UserError(`Unknown scope "${value}".`, 'Use one of: global, task, path.');
+  return value;
+}
+
+async function patchFromOptions(context: CommandContext): Promise<ArtifactPatch> {
+  const { options } = context;
+  const patch: ArtifactPatch = {};
+  const type = checkedType(stringOption(options, 'type'));
+  if (type) patch.type = type;
+  const scope = checkedScope(stringOption(options, 'scope'));
+  if (scope) patch.scope = scope;
+  const title = stringOption(options, 'title');
+  if (title !== undefined) patch.title = title;
+  const body = await bodyFromOptions(context);
+  if (body !== undefined) patch.body = body;
+  if (options.path !== undefined) patch.paths = listOfValues(options, 'path');
+  if (options.tag !== undefined) patch.tags = listOfValues(options, 'tag');
+  const task = stringOption(options, 'task');
+  if (task !== undefined) patch.taskId = task;
+  const summary = stringOption(options, 'summary');
+  if (summary !== undefined) patch.summary = summary;
+  const source = stringOption(options, 'source');
+  if (source !== undefined) patch.source = source;
+  if (options.pinned === true) patch.pinned = true;
+  return patch;
+}
+
+function shortDate(iso: string): string {
+  return iso.slice(0, 10);
+}
+
+function truncate(text: string, width: number): string {
+  const chars = Array.from(text);
+  return chars.length <= width ? text : `${chars.slice(0, width - 1).join('')}…`;
+}
+
+function describeArtifact(a: Artifact): string {
+  const flags = [a.status !== 'active' ? a.status : '', a.pinned ? 'pinned' : ''].filter(Boolean).join(', ');
+  return [
+    `${a.title}`,
+    `  id:       ${a.id}  (${artifactUrn(a.id)})`,
+    `  type:     ${a.type}   scope: ${a.scope}${a.scope === 'path' ? ` ${a.paths.join(', ')}` : ''}${a.taskId ? `   task: ${a.taskId}` : ''}`,
+    `  version:  ${a.version} of chain ${a.chainId}${flags ? `   [${flags}]` : ''}${a.supersedes ? `   supersedes: ${a.supersedes}` : ''}`,
+    `  tags:     ${a.tags.join(', ') || '-'}   source: ${a.source}   updated: ${a.updatedAt}`,
+  ].join('\n');
+}
+
+function artifactTable(artifacts: readonly Artifact[]): string {
+  if (artifacts.length === 0) return 'No artifacts.';
+  const idWidth = Math.min(40, Math.max(2, ...artifacts.map((a) => a.id.length)));
+  const header = `${'ID'.padEnd(idWidth)}  ${'TYPE'.padEnd(13)}  ${'SCOPE'.padEnd(6)}  ${'STATUS'.padEnd(10)}  V   UPDATED     TITLE`;
+  const rows = artifacts.map(
+    (a) =>
+      `${truncate(a.id, idWidth).padEnd(idWidth)}  ${a.type.padEnd(13)}  ${a.scope.padEnd(6)}  ${(a.status + (a.pinned ? '*' : '')).padEnd(10)}  ${String(a.version).padEnd(3)} ${shortDate(a.updatedAt)}  ${truncate(a.title, 60)}`,
+  );
+  return [header, ...rows].join('\n');
+}
+
+const initCommand: Command = {
+  name: 'init',
+  summary: 'Create an empty ledger database (or check an existing one).',
+  usage: 'context-ledger init [--db <file>]',
+  options: {},
+  async run(context) {
+    const { file } = databasePath(context);
+    const existed = fs.existsSync(file);
+    const counts = await withWrite(context, (store) => store.countArtifacts());
+    if (isJson(context)) return printJson(context, { db: file, created: !existed, ...counts });
+    context.out(existed ? `Ledger already exists at ${file} (${counts.chains} artifacts).` : `Created an empty ledger at ${file}.`);
+  },
+};
+
+const addCommand: Command = {
+  name: 'add',
+  summary: 'Add an artifact (a decision, learning, rule, module note, ...).',
+  usage: 'context-ledger add --type <type> --title <text> (--body <text> | --body-file <file|->) [options]',
+  options: { ...ARTIFACT_FIELD_OPTIONS, id: { type: 'string', description: 'An id of your own (default: generated from type and time).' } },
+  details: 'Example: context-ledger add --type decision --title "Use sql.js" --body "Because it needs no native build."',
+  async run(context) {
+    const patch = await patchFromOptions(context);
+    if (!patch.type) throw new UserError('Missing --type.', `Use one of: ${ARTIFACT_TYPES.join(', ')}.`);
+    if (!patch.title) throw new UserError('Missing --title.');
+    if (patch.body === undefined) throw new UserError('Missing the body.', 'Give it with --body "<text>" or --body-file <file> (or - for standard input).');
+    const input: ArtifactInput = { ...patch, type: patch.type, title: patch.title, body: patch.body, id: stringOption(context.options, 'id') };
+    const created = await withWrite(context, (store) => store.createArtifact(input));
+    if (isJson(context)) return printJson(context, created);
+    context.out(`Added ${created.type} ${created.id}: ${created.title}`);
+  },
+};
+
+const listCommand: Command = {
+  name: 'list',
+  summary: 'List artifacts (the latest version of each), newest first.',
+  usage: 'context-ledger list [--type <type>] [--scope <scope>] [--status <status>] [--tag <tag>] [--text <text>] [--all-versions]',
+  options: {
+    type: { type: 'string', description: 'Only this type.' },
+    scope: { type: 'string', description: 'Only this scope.' },
+    status: { type: 'string', value: 'active|superseded|archived', description: 'Only this status.' },
+    tag: { type: 'string', description: 'Only artifacts with this tag.' },
+    text: { type: 'string', description: 'Only artifacts whose id, title or body contains this text.' },
+    task: { type: 'string', value: 'task-id', description: 'Only artifacts of this task.' },
+    'all-versions': { type: 'boolean', description: 'Every version, not only the latest of each chain.' },
+    limit: { type: 'string', value: 'n', description: 'At most n rows.' },
+  },
+  async run(context) {
+    const { options } = context;
+    const status = stringOption(options, 'status');
+    if (status !== undefined && !isStatus(status)) throw new UserError(`Unknown status "${status}".`, 'Use one of: active, superseded, archived.');
+    const filter: ArtifactFilter = {
+      type: checkedType(stringOption(options, 'type')),
+      scope: checkedScope(stringOption(options, 'scope')),
+      status: status,
+      tag: stringOption(options, 'tag'),
+      text: stringOption(options, 'text'),
+      taskId: stringOption(options, 'task'),
+      allVersions: options['all-versions'] === true,
+      limit: options.limit !== undefined ? integerOption(options, 'limit', 0) : undefined,
+    };
+    const found = await withRead(context, (store) => store.listArtifacts(filter));
+    if (isJson(context)) return printJson(context, found.map((a) => ({ ...a, body: undefined, bodyChars: a.body.length })));
+    context.out(artifactTable(found));
+  },
+};
+
+const showCommand: Command = {
+  name: 'show',
+  summary: 'Show one artifact in full, by id or URN (ledger://artifact/<id>).',
+  usage: 'context-ledger show <id|urn>',
+  options: {},
+  positionals: [1, 1],
+  async run(context) {
+    const artifact = await withRead(context, (store) => store.requireArtifact(context.positionals[0]!));
+    if (isJson(context)) return printJson(context, artifact);
+    context.out(`${describeArtifact(artifact)}\n\n${artifact.body}`);
+  },
+};
+
+const updateCommand: Command = {
+  name: 'update',
+  summary: 'Change an artifact: adds a new version to its chain and keeps the old one.',
+  usage: 'context-ledger update <id|urn> [--title ...] [--body ... | --body-file ...] [--tag ...] [--path ...] [...]',
+  options: ARTIFACT_FIELD_OPTIONS,
+  positionals: [1, 1],
+  async run(context) {
+    const patch = await patchFromOptions(context);
+    if (Object.keys(patch).length === 0) throw new UserError('Nothing to change.', 'Pass at least one of --title, --body, --body-file, --tag, --path, --type, --scope, --summary.');
+    const ref = context.positionals[0]!;
+    const before = await withRead(context, (store) => store.requireArtifact(ref));
+    const updated = await withWrite(context, (store) => store.updateArtifact(ref, patch), false);
+    if (isJson(context)) return printJson(context, updated);
+    context.out(
+      updated.version === before.version && updated.id === before.id
+        ? `No change: ${updated.id} already has that content.`
+        : `Updated ${updated.chainId}: version ${updated.version} is ${updated.id}.`,
+    );
+  },
+};
+
+const supersedeCommand: Command = {
+  name: 'supersede',
+  summary: 'Mark an artifact superseded: by an existing one (--by), or by a new one you describe.',
+  usage: 'context-ledger supersede <old id|urn> (--by <id|urn> | --type ... --title ... --body ...)',
+  options: { by: { type: 'string', value: 'id|urn', description: 'The artifact that replaces it.' }, ...ARTIFACT_FIELD_OPTIONS },
+  positionals: [1, 1],
+  async run(context) {
+    const oldRef = context.positionals[0]!;
+    const by = stringOption(context.options, 'by');
+    let result: { superseded: Artifact; by: Artifact };
+    if (by) {
+      result = await withWrite(context, (store) => store.supersede(oldRef, by), false);
+    } else {
+      const patch = await patchFromOptions(context);
+      if (!patch.title || patch.body === undefined) {
+        throw new UserError('Say what replaces it.', 'Pass --by <id>, or --title and --body (and optionally --type) for a new artifact.');
+      }
+      result = await withWrite(
+        context,
+        (store) => {
+          const old = store.requireArtifact(oldRef);
+          return store.supersedeWith(oldRef, { ...patch, type: patch.type ?? old.type, title: patch.title!, body: patch.body! });
+        },
+        false,
+      );
+    }
+    if (isJson(context)) return printJson(context, result);
+    context.out(`${result.superseded.chainId} is now superseded by ${result.by.id}: ${result.by.title}`);
+  },
+};
+
+const archiveCommand: Command = {
+  name: 'archive',
+  summary: 'Archive an artifact: kept, but no longer given to agents.',
+  usage: 'context-ledger archive <id|urn>',
+  options: {},
+  positionals: [1, 1],
+  async run(context) {
+    const archived = await withWrite(context, (store) => store.archive(context.positionals[0]!), false);
+    if (isJson(context)) return printJson(context, archived);
+    context.out(`Archived ${archived.chainId}: ${archived.title}`);
+  },
+};
+
+const deleteCommand: Command = {
+  name: 'delete',
+  summary: 'Delete an artifact for good: its whole chain, or one version with --version-only.',
+  usage: 'context-ledger delete <id|urn> [--version-only]',
+  options: { 'version-only': { type: 'boolean', description: 'Delete only this version, keep the rest of the chain.' } },
+  positionals: [1, 1],
+  async run(context) {
+    const removed = await withWrite(
+      context,
+      (store) => store.deleteArtifact(context.positionals[0]!, { versionOnly: context.options['version-only'] === true }),
+      false,
+    );
+    if (isJson(context)) return printJson(context, { deleted: removed });
+    context.out(`Deleted ${removed} version${removed === 1 ? '' : 's'}.`);
+  },
+};
+
+const pinCommand: Command = {
+  name: 'pin',
+  summary: 'Pin an artifact so it is always in the context (or unpin it with --off).',
+  usage: 'context-ledger pin <id|urn> [--off]',
+  options: { off: { type: 'boolean', description: 'Unpin instead.' } },
+  positionals: [1, 1],
+  async run(context) {
+    const pinned = await withWrite(context, (store) => store.setPinned(context.positionals[0]!, context.options.off !== true), false);
+    if (isJson(context)) return printJson(context, pinned);
+    context.out(`${pinned.pinned ? 'Pinned' : 'Unpinned'} ${pinned.chainId}: ${pinned.title}`);
+  },
+};
+
+const historyCommand: Command = {
+  name: 'history',
+  summary: 'Show every version of an artifact chain, oldest first.',
+  usage: 'context-ledger history <id|urn>',
+  options: {},
+  positionals: [1, 1],
+  async run(context) {
+    const versions = await withRead(context, (store) => store.history(context.positionals[0]!));
+    if (isJson(context)) return printJson(context, versions);
+    context.out(
+      versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}`).join('\n'),
+    );
+  },
+};
+
+const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
+
+const importCommand: Command = {
+  name: 'import',
+  summary: 'Import artifacts from a JSONL file (one artifact per line). Re-importing is idempotent.',
+  usage: 'context-ledger import [--db <file>] <artifacts.jsonl|->',
+  options: {},
+  positionals: [1, 1],
+  details:
+    'A known id with unchanged content is left alone; a changed one becomes a new version of its chain.\nBad lines are reported by number and skipped; the good lines still import; the exit code is 1 if any line was bad.',
+  async run(context) {
+    const source = context.positionals[0]!;
+    const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(path.resolve(context.cwd, source), MAX_IMPORT_BYTES);
+    const { report, errors } = await withWrite(context, (store) => {
+      const parsed = parseJsonl(text, (input) => void store.normalizeInput(input));
+      const errors = [...parsed.errors];
+      const report = { added: [] as string[], updated: [] as string[], unchanged: [] as string[] };
+      store.transaction(() => {
+        for (const { line, input } of parsed.artifacts) {
+          try {
+            const { outcome, artifact } = store.importArtifact(input);
+            report[outcome].push(artifact.id);
+          } catch (error) {
+            if (!(error instanceof UserError)) throw error;
+            errors.push({ line, message: error.message });
+          }
+        }
+      });
+      errors.sort((a, b) => a.line - b.line);
+      return { report, errors };
+    });
+    if (isJson(context)) {
+      printJson(context, { added: report.added.length, updated: report.updated.length, unchanged: report.unchanged.length, errors });
+    } else {
+      context.out(`Imported ${source}: ${report.added.length} added, ${report.updated.length} updated, ${report.unchanged.length} unchanged.`);
+    }
+    if (errors.length > 0) {
+      for (const error of errors.slice(0, 20)) context.err(`line ${error.line}: ${error.message}`);
+      if (errors.length > 20) context.err(`… and ${errors.length - 20} more bad lines.`);
+      context.err(`${errors.length} bad line${errors.length === 1 ? '' : 's'} skipped (lines ${errors.map((e) => e.line).slice(0, 50).join(', ')}).`);
+      return 1;
+    }
+  },
+};
+
+const exportCommand: Command = {
+  name: 'export',
+  summary: 'Export artifacts as JSONL (every version, oldest first), to stdout or a file.',
+  usage: 'context-ledger export --format jsonl [--out <file>] [--latest-only]',
+  options: {
+    out: { type: 'string', value: 'file', description: 'Write to this file instead of standard output.' },
+    'latest-only': { type: 'boolean', description: 'Only the latest version of each chain.' },
+  },
+  async run(context) {
+    const format = stringOption(context.options, 'format') ?? 'jsonl';
+    if (format !== 'jsonl' && format !== 'json') throw new UserError(`Unknown export format "${format}".`, 'Use --format jsonl.');
+    const artifacts = await withRead(context, (store) =>
+      store
+        .listArtifacts({ allVersions: context.options['latest-only'] !== true })
+        .sort((a, b) => (a.chainId === b.chainId ? a.version - b.version : a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.chainId < b.chainId ? -1 : 1)),
+    );
+    const text = toJsonl(artifacts);
+    const out = stringOption(context.options, 'out');
+    if (out) {
+      fs.writeFileSync(path.resolve(context.cwd, out), text);
+      context.err(`Exported ${artifacts.length} artifact versions to ${out}.`);
+    } else {
+      process.stdout.write(text);
+    }
+  },
+};
+
+const countCommand: Command = {
+  name: 'count',
+  summary: 'Count the tokens of a text or file with a real tokenizer (and the chars/4 estimate).',
+  usage: 'context-ledger count (--text <text> | <file|->) [--tokenizer o200k_base|cl100k_base]',
+  options: {
+    text: { type: 'string', description: 'The text to count.' },
+    tokenizer: { type: 'string', value: TOKENIZERS.join('|'), description: 'Tokenizer (default: o200k_base).' },
+  },
+  positionals: [0, 1],
+  async run(context) {
+    const tokenizer = stringOption(context.options, 'tokenizer') ?? 'o200k_base';
+    if (!isTokenizerName(tokenizer)) throw new UserError(`Unknown tokenizer "${tokenizer}".`, `Use one of: ${TOKENIZERS.join(', ')}.`);
+    const inline = stringOption(context.options, 'text');
+    const file = context.positionals[0];
+    if (inline === undefined && file === undefined) throw new UserError('Nothing to count.', 'Pass --text "<text>", a file, or - for standard input.');
+    if (inline !== undefined && file !== undefined) throw new UserError('Pass --text or a file, not both.');
+    const text = inline ?? (file === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(path.resolve(context.cwd, file!)));
+    const counter = await TokenCounter.load(tokenizer);
+    const tokens = counter.count(text);
+    const result = { tokenizer, tokens, characters: text.length, estimate: estimateTokens(text) };
+    if (isJson(context)) return printJson(context, result);
+    context.out(`${tokens} tokens (${tokenizer}); ${text.length} characters; the chars/4 estimate would say ${result.estimate}.`);
+  },
+};
+
+const restoreCommand: Command = {
+  name: 'restore',
+  summary: 'Replace the database with its last good copy (ledger.db.bak); the current file is kept aside.',
+  usage: 'context-ledger restore [--db <file>]',
+  options: {},
+  async run(context) {
+    const { file } = databasePath(context);
+    const aside = await LedgerFile.restoreBackup(file);
+    context.out(`Restored ${file} from its backup.${aside ? ` The file it replaced is kept at ${aside}.` : ''}`);
+  },
+};
+
+const taskCommand: Command = {
+  name: 'task',
+  summary: 'Manage tasks: add, list, activate, stage, done.',
+  usage: 'context-ledger task <add|list|activate|deactivate|stage|done|events> [args]',
+  details: [
+    'task add --title <text> [--description <text>] [--label <l>]... [--activate]',
+    'task list',
+    'task activate <task-id>          make it the active task (its context is built by default)',
+    'task deactivate                  clear the active task',
+    'task stage <task-id> <stage>     move it to a stage (plan, develop, review, test, ...)',
+    'task done <task-id>',
+    'task events <task-id>            the workflow memory recorded for it',
+  ].join('\n'),
+  options: {
+    title: { type: 'string', description: 'Task title (add).' },
+    description: { type: 'string', description: 'Task description (add).' },
+    label: { type: 'string', multiple: true, description: 'A label; repeat or comma-separate (add).' },
+    id: { type: 'string', description: 'An id of your own (add).' },
+    activate: { type: 'boolean', description: 'Make the new task the active one (add).' },
+  },
+  positionals: [1, 3],
+  async run(context) {
+    const [action, first, second] = context.positionals;
+    const { options } = context;
+    const need = (value: string | undefined, what: string): string => {
+      if (!value) throw new UserError(`Missing ${what}.`, `Usage: ${this.usage}`);
+      return value;
+    };
+    switch (action) {
+      case 'add': {
+        const task = await withWrite(context, (store) => {
+          const created = store.createTask({
+            id: stringOption(options, 'id'),
+            title: need(stringOption(options, 'title'), '--title'),
+            description: stringOption(options, 'description'),
+            labels: listOfValues(options, 'label'),
+          });
+          return options.activate === true ? store.setActiveTask(created.id)! : created;
+        });
+        if (isJson(context)) return printJson(context, task);
+        return context.out(`Added task ${task.id}: ${task.title}${task.active ? ' (active)' : ''}`);
+      }
+      case 'list': {
+        const tasks = await withRead(context, (store) => store.listTasks());
+        if (isJson(context)) return printJson(context, tasks);
+        return context.out(
+          tasks.length === 0
+            ? 'No tasks.'
+            : tasks.map((t) => `${t.active ? '*' : ' '} ${t.id}  [${t.stage}/${t.status}]  ${t.title}${t.labels.length ? `  #${t.labels.join(' #')}` : ''}`).join('\n'),
+        );
+      }
+      case 'activate':
+      case 'deactivate': {
+        const task = await withWrite(context, (store) => store.setActiveTask(action === 'activate' ? need(first, 'the task id') : undefined), false);
+        if (isJson(context)) return printJson(context, task ?? null);
+        return context.out(task ? `Active task: ${task.id} (${task.title})` : 'No active task.');
+      }
+      case 'stage': {
+        const task = await withWrite(context, (store) => store.setTaskStage(need(first, 'the task id'), need(second, 'the stage')), false);
+        if (isJson(context)) return printJson(context, task);
+        return context.out(`Task ${task.id} is now in stage ${task.stage}.`);
+      }
+      case 'done': {
+        const task = await withWrite(context, (store) => store.updateTask(need(first, 'the task id'), { status: 'done' }), false);
+        if (isJson(context)) return printJson(context, task);
+        return context.out(`Task ${task.id} is done.`);
+      }
+      case 'events': {
+        const events = await withRead(context, (store) => store.taskEvents(need(first, 'the task id')));
+        if (isJson(context)) return printJson(context, events);
+        return context.out(events.map((e) => `${e.at}  ${e.kind}  ${JSON.stringify(e.payload)}`).join('\n') || 'No events.');
+      }
+      default:
+        throw new UserError(`Unknown task action "${action}".`, `Usage: ${this.usage}`);
+    }
+  },
+};
+
+export const BASE_COMMANDS: readonly Command[] = [
+  initCommand,
+  addCommand,
+  listCommand,
+  showCommand,
+  updateCommand,
+  supersedeCommand,
+  archiveCommand,
+  deleteCommand,
+  pinCommand,
+  historyCommand,
+  importCommand,
+  exportCommand,
+  countCommand,
+  restoreCommand,
+  taskCommand,
+];
+
+export { withRead, withWrite, isJson, printJson, openLedger };

@@ -1,0 +1,865 @@
+import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
+import {
+  type Artifact,
+  type ArtifactInput,
+  type ArtifactPatch,
+  type ArtifactStatus,
+  type ArtifactType,
+  type Conditions,
+  type Feedback,
+  type FileActivity,
+  type Scope,
+  type Task,
+  type TaskEvent,
+  type TaskEventKind,
+  type TaskStatus,
+  type TokenizerName,
+  UserError,
+  ARTIFACT_TYPES,
+  idFromRef,
+  isArtifactType,
+  isScope,
+  isStatus,
+  TASK_EVENT_KINDS,
+} from './model';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { contentHash, type TokenCountCache } from './tokens';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface ArtifactFilter {
+  type?: ArtifactType;
+  scope?: Scope;
+  /** Default: every status. */
+  status?: ArtifactStatus;
+  tag?: string;
+  /** Case-insensitive substring of title, body or id. */
+  text?: string;
+  taskId?: string;
+  /** Default: only the latest version of each chain. */
+  allVersions?: boolean;
+  limit?: number;
+}
+
+export type ImportOutcome = 'added' | 'updated' | 'unchanged';
+
+export interface ImportReport {
+  added: string[];
+  updated: string[];
+  unchanged: string[];
+}
+
+export interface TaskInput {
+  id?: string;
+  title: string;
+  description?: string;
+  labels?: string[];
+  stage?: string;
+  status?: TaskStatus;
+}
+
+export interface AssemblyLogEntry {
+  at: string;
+  taskId: string | null;
+  budget: number;
+  tokensUsed: number;
+  tokenizer: TokenizerName;
+  candidates: number;
+  included: unknown;
+  degraded: unknown;
+  excluded: unknown;
+  layers: unknown;
+  durationMs: number;
+  outputHash: string;
+  trigger: string;
+}
+
+export interface AssemblyLogRow extends AssemblyLogEntry {
+  id: number;
+}
+
+/** The fields that make two versions "the same"; timestamps and ids do not. */
+const CONTENT_FIELDS = ['type', 'scope', 'taskId', 'paths', 'title', 'body', 'summary', 'tags', 'conditions'] as const;
+
+const ARTIFACT_COLUMNS =
+  'id, chain_id, version, type, scope, task_id, paths, title, body, summary, tags, conditions, status, supersedes, pinned, source, created_at, updated_at, content_hash, extra';
+
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+/** Whether `bytes` start like an SQLite database; an empty file counts as a new database. */
+export function looksLikeSqlite(bytes: Uint8Array): boolean {
+  if (bytes.length === 0) return true;
+  if (bytes.length < 100) return false;
+  for (let i = 0; i < SQLITE_MAGIC.length; i++) if (bytes[i] !== SQLITE_MAGIC.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Thrown when bytes are not a ledger database; the adapter moves the file aside. */
+export class CorruptDatabaseError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'CorruptDatabaseError';
+  }
+}
+
+function parseJson<T>(text: unknown, fallback: T): T {
+  if (typeof text !== 'string' || text === '') return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+function normalizeConditions(value: Partial<Conditions> | undefined): Conditions {
+  return {
+    labels: [...(value?.labels ?? [])],
+    keywords: [...(value?.keywords ?? [])],
+    paths: [...(value?.paths ?? [])],
+  };
+}
+
+function stringList(value: unknown, field: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    throw new UserError(`"${field}" must be a list of strings.`);
+  }
+  return value as string[];
+}
+
+function isoOrThrow(value: string | undefined, field: string, fallback: string): string {
+  if (value === undefined || value === null || value === '') return fallback;
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new UserError(`"${field}" is not a date: ${JSON.stringify(value)}. Use ISO 8601, e.g. 2026-07-25T19:04:10Z.`);
+  return value;
+}
+
+/** Checks a body is text a person could read: valid UTF-16 and no NUL bytes. */
+export function validateBody(body: string): void {
+  if (body.includes('\u0000')) {
+    throw new UserError('The body contains NUL bytes; it looks like a binary file, not Markdown text.');
+  }
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(body)) {
+    throw new UserError('The body is not valid Unicode text (lone surrogates); save it as UTF-8 and try again.');
+  }
+}
+
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The workspace ledger: artifacts with version chains, tasks and their events, file
+ * activity, feedback, the assembly log and the token-count cache, in one sql.js
+ * database held in memory. Persisting the bytes is the adapter's job (`export()`).
+ */
+export class LedgerStore implements TokenCountCache {
+  /** Bumped on every write so callers can cache derived data (e.g. a search index). */
+  generation = 0;
+  private latestCache: { generation: number; artifacts: Artifact[] } | undefined;
+  private transactionDepth = 0;
+
+  private constructor(
+    private readonly db: Database,
+    readonly clock: Clock,
+  ) {}
+
+  /** Opens `bytes` (or a new, empty database) and brings its schema up to date. */
+  static open(sql: SqlJsStatic, bytes?: Uint8Array, clock: Clock = systemClock): LedgerStore {
+    if (bytes && !looksLikeSqlite(bytes)) throw new CorruptDatabaseError('the file is not an SQLite database');
+    let db: Database;
+    try {
+      db = bytes && bytes.length > 0 ? new sql.Database(bytes) : new sql.Database();
+      db.exec('PRAGMA foreign_keys = ON');
+    } catch (error) {
+      throw new CorruptDatabaseError(`SQLite cannot read it (${(error as Error).message})`);
+    }
+    const store = new LedgerStore(db, clock);
+    store.migrate();
+    return store;
+  }
+
+  get schemaVersion(): number {
+    return Number(this.scalar('PRAGMA user_version'));
+  }
+
+  private migrate(): void {
+    let current: number;
+    try {
+      current = this.schemaVersion;
+      // Reading a table proves the file is not garbage behind a valid header.
+      this.db.exec('SELECT name FROM sqlite_master LIMIT 1');
+    } catch (error) {
+      throw new CorruptDatabaseError(`SQLite cannot read it (${(error as Error).message})`);
+    }
+    if (current > SCHEMA_VERSION) {
+      throw new UserError(
+        `This ledger was written by a newer Context Ledger (schema ${current}; this version knows ${SCHEMA_VERSION}).`,
+        'Update Context Ledger to open it.',
+      );
+    }
+    if (current === 0 && this.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'") !== 0) {
+      throw new CorruptDatabaseError('it is an SQLite database, but not a Context Ledger one');
+    }
+    if (current === SCHEMA_VERSION) return;
+    this.transaction(() => {
+      for (let i = current; i < SCHEMA_VERSION; i++) this.db.exec(MIGRATIONS[i]!);
+      this.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    });
+  }
+
+  export(): Uint8Array {
+    return this.db.export();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Runs `fn` in one SQLite transaction: all of it applies or none. */
+  transaction<T>(fn: () => T): T {
+    // Nested calls join the outermost transaction; SQLite has no nested BEGIN.
+    if (this.transactionDepth > 0) {
+      this.transactionDepth++;
+      try {
+        return fn();
+      } finally {
+        this.transactionDepth--;
+      }
+    }
+    this.db.exec('BEGIN');
+    this.transactionDepth = 1;
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.transactionDepth = 0;
+      this.generation++;
+    }
+  }
+
+  private nowIso(): string {
+    return this.clock.now().toISOString();
+  }
+
+  private scalar(sqlText: string, params: SqlValue[] = []): SqlValue {
+    const stmt = this.db.prepare(sqlText);
+    try {
+      stmt.bind(params);
+      return stmt.step() ? (stmt.get()[0] ?? null) : null;
+    } finally {
+      stmt.free();
+    }
+  }
+
+  private rows(sqlText: string, params: SqlValue[] = []): Record<string, SqlValue>[] {
+    const stmt = this.db.prepare(sqlText);
+    const out: Record<string, SqlValue>[] = [];
+    try {
+      stmt.bind(params);
+      while (stmt.step()) out.push(stmt.getAsObject());
+    } finally {
+      stmt.free();
+    }
+    return out;
+  }
+
+  private run(sqlText: string, params: SqlValue[] = []): void {
+    this.db.run(sqlText, params);
+    this.generation++;
+  }
+
+  // ---------------------------------------------------------------- artifacts
+
+  private rowToArtifact(row: Record<string, SqlValue>): Artifact {
+    return {
+      id: String(row.id),
+      chainId: String(row.chain_id),
+      version: Number(row.version),
+      type: String(row.type) as ArtifactType,
+      scope: String(row.scope) as Scope,
+      taskId: row.task_id === null ? null : String(row.task_id),
+      paths: parseJson<string[]>(row.paths, []),
+      title: String(row.title),
+      body: String(row.body),
+      summary: row.summary === null ? null : String(row.summary),
+      tags: parseJson<string[]>(row.tags, []),
+      conditions: normalizeConditions(parseJson<Partial<Conditions>>(row.conditions, {})),
+      status: String(row.status) as ArtifactStatus,
+      supersedes: row.supersedes === null ? null : String(row.supersedes),
+      pinned: Number(row.pinned) === 1,
+      source: String(row.source),
+      createdAt: String(row.created_at),
+      updatedAt: String(row.updated_at),
+      contentHash: String(row.content_hash),
+      extra: parseJson<Record<string, unknown>>(row.extra, {}),
+    };
+  }
+
+  /** Validates and fills defaults; throws UserError naming the bad field. */
+  normalizeInput(input: ArtifactInput): Artifact {
+    if (input === null || typeof input !== 'object') throw new UserError('An artifact must be an object.');
+    if (!isArtifactType(input.type)) {
+      throw new UserError(`Unknown type ${JSON.stringify(input.type)}.`, `Use one of: ${listTypes()}.`);
+    }
+    const scope = input.scope ?? 'global';
+    if (!isScope(scope)) throw new UserError(`Unknown scope ${JSON.stringify(scope)}.`, 'Use one of: global, task, path.');
+    const status = input.status ?? 'active';
+    if (!isStatus(status)) throw new UserError(`Unknown status ${JSON.stringify(status)}.`, 'Use one of: active, superseded, archived.');
+    if (typeof input.title !== 'string' || input.title.trim() === '') throw new UserError('An artifact needs a non-empty "title".');
+    if (typeof input.body !== 'string') throw new UserError('An artifact needs a "body" (Markdown text; it may be empty).');
+    validateBody(input.body);
+    validateBody(input.title);
+    const bodyBytes = utf8ByteLength(input.body);
+    if (bodyBytes > MAX_BODY_BYTES) {
+      throw new UserError(
+        `The body is ${(bodyBytes / 1048576).toFixed(1)} MB; the limit is ${MAX_BODY_BYTES / 1048576} MB.`,
+        'Split it into several artifacts, or link to the file instead of pasting it.',
+      );
+    }
+    const paths = stringList(input.paths, 'paths');
+    if (scope === 'path' && paths.length === 0) throw new UserError('A path-scope artifact needs at least one path glob ("paths").');
+    if (scope === 'task' && !input.taskId) throw new UserError('A task-scope artifact needs a "taskId".');
+    const now = this.nowIso();
+    const createdAt = isoOrThrow(input.createdAt, 'createdAt', now);
+    const id = input.id !== undefined ? String(input.id).trim() : this.newId(input.type);
+    if (id === '' || /\s/.test(id)) throw new UserError(`An artifact id must be non-empty and contain no spaces: ${JSON.stringify(input.id)}.`);
+    return {
+      id,
+      chainId: input.chainId ?? id,
+      version: input.version ?? 1,
+      type: input.type,
+      scope,
+      taskId: input.taskId ?? null,
+      paths,
+      title: input.title.trim(),
+      body: input.body,
+      summary: input.summary ?? null,
+      tags: stringList(input.tags, 'tags'),
+      conditions: normalizeConditions(input.conditions),
+      status,
+      supersedes: input.supersedes ?? null,
+      pinned: input.pinned ?? false,
+      source: input.source ?? 'user',
+      createdAt,
+      updatedAt: isoOrThrow(input.updatedAt, 'updatedAt', createdAt),
+      contentHash: contentHash(input.body),
+      extra: input.extra ?? {},
+    };
+  }
+
+  private newId(type: ArtifactType): string {
+    const stamp = this.clock.now().toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
+    const base = `${type.replace('_', '-')}-${stamp}`;
+    let id = base;
+    for (let n = 2; this.exists(id); n++) id = `${base}-${n}`;
+    return id;
+  }
+
+  private exists(id: string): boolean {
+    return this.scalar('SELECT 1 FROM artifact WHERE id = ?', [id]) !== null;
+  }
+
+  private insert(a: Artifact): void {
+    this.db.run(
+      `INSERT INTO artifact (${ARTIFACT_COLUMNS}, is_latest) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
+      [
+        a.id, a.chainId, a.version, a.type, a.scope, a.taskId, JSON.stringify(a.paths), a.title, a.body, a.summary,
+        JSON.stringify(a.tags), JSON.stringify(a.conditions), a.status, a.supersedes, a.pinned ? 1 : 0, a.source,
+        a.createdAt, a.updatedAt, a.contentHash, JSON.stringify(a.extra),
+      ],
+    );
+    // The newest version of a chain is the one with the highest number, whatever order rows arrive in.
+    this.db.run(
+      'UPDATE artifact SET is_latest = (version = (SELECT max(version) FROM artifact b WHERE b.chain_id = artifact.chain_id)) WHERE chain_id = ?',
+      [a.chainId],
+    );
+  }
+
+  /** Creates a new artifact (a new chain unless `chainId` names an existing one). */
+  createArtifact(input: ArtifactInput): Artifact {
+    const artifact = this.normalizeInput(input);
+    return this.transaction(() => {
+      if (this.exists(artifact.id)) throw new UserError(`An artifact with id "${artifact.id}" already exists.`, 'Use `update` to add a new version.');
+      if (this.scalar('SELECT 1 FROM artifact WHERE chain_id = ? AND version = ?', [artifact.chainId, artifact.version]) !== null) {
+        throw new UserError(`Chain "${artifact.chainId}" already has a version ${artifact.version}.`);
+      }
+      this.insert(artifact);
+      return artifact;
+    });
+  }
+
+  getArtifact(ref: string): Artifact | undefined {
+    const row = this.rows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE id = ?`, [idFromRef(ref)])[0];
+    return row ? this.rowToArtifact(row) : undefined;
+  }
+
+  /** Like getArtifact, but a missing artifact is a user error naming the reference. */
+  requireArtifact(ref: string): Artifact {
+    const found = this.getArtifact(ref);
+    if (!found) throw new UserError(`No artifact "${idFromRef(ref)}".`, 'List artifacts with `context-ledger list`.');
+    return found;
+  }
+
+  latestOfChain(chainId: string): Artifact | undefined {
+    const row = this.rows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE chain_id = ? ORDER BY version DESC LIMIT 1`, [chainId])[0];
+    return row ? this.rowToArtifact(row) : undefined;
+  }
+
+  /** Every version of the chain `ref` belongs to, oldest first. */
+  history(ref: string): Artifact[] {
+    const artifact = this.requireArtifact(ref);
+    return this.rows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE chain_id = ? ORDER BY version`, [artifact.chainId]).map((r) =>
+      this.rowToArtifact(r),
+    );
+  }
+
+  /**
+   * Adds a new version to the chain of `ref` with `patch` applied; the old version is
+   * kept. Returns the new version (or the latest, unchanged, when the patch changes nothing).
+   */
+  updateArtifact(ref: string, patch: ArtifactPatch, options: { id?: string; updatedAt?: string } = {}): Artifact {
+    const current = this.requireArtifact(ref);
+    const latest = this.latestOfChain(current.chainId)!;
+    const merged = this.normalizeInput({
+      ...latest,
+      ...patch,
+      conditions: patch.conditions ? { ...latest.conditions, ...patch.conditions } : latest.conditions,
+      id: options.id ?? this.versionId(latest.chainId, latest.version + 1),
+      chainId: latest.chainId,
+      version: latest.version + 1,
+      status: latest.status,
+      createdAt: latest.createdAt,
+      updatedAt: options.updatedAt ?? this.nowIso(),
+    });
+    if (sameContent(latest, merged) && merged.pinned === latest.pinned && merged.source === latest.source) return latest;
+    return this.transaction(() => {
+      this.insert(merged);
+      return merged;
+    });
+  }
+
+  private versionId(chainId: string, version: number): string {
+    let id = `${chainId}-v${version}`;
+    for (let n = 2; this.exists(id); n++) id = `${chainId}-v${version}-${n}`;
+    return id;
+  }
+
+  /** Marks the chain of `oldRef` superseded by the chain of `newRef`. */
+  supersede(oldRef: string, newRef: string): { superseded: Artifact; by: Artifact } {
+    const old = this.requireArtifact(oldRef);
+    const replacement = this.requireArtifact(newRef);
+    if (old.chainId === replacement.chainId) throw new UserError('An artifact cannot supersede its own chain.');
+    return this.transaction(() => {
+      const now = this.nowIso();
+      this.db.run("UPDATE artifact SET status = 'superseded', updated_at = ? WHERE chain_id = ? AND is_latest = 1", [now, old.chainId]);
+      this.db.run('UPDATE artifact SET supersedes = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [old.chainId, now, replacement.chainId]);
+      return { superseded: this.latestOfChain(old.chainId)!, by: this.latestOfChain(replacement.chainId)! };
+    });
+  }
+
+  /** Creates `input` as a new chain that supersedes the chain of `oldRef`, in one step. */
+  supersedeWith(oldRef: string, input: ArtifactInput): { superseded: Artifact; by: Artifact } {
+    const old = this.requireArtifact(oldRef);
+    return this.transaction(() => {
+      const created = this.createArtifact({ ...input, supersedes: old.chainId });
+      return this.supersede(old.id, created.id);
+    });
+  }
+
+  setStatus(ref: string, status: ArtifactStatus): Artifact {
+    const artifact = this.requireArtifact(ref);
+    return this.transaction(() => {
+      this.db.run('UPDATE artifact SET status = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [status, this.nowIso(), artifact.chainId]);
+      return this.latestOfChain(artifact.chainId)!;
+    });
+  }
+
+  archive(ref: string): Artifact {
+    return this.setStatus(ref, 'archived');
+  }
+
+  setPinned(ref: string, pinned: boolean): Artifact {
+    const artifact = this.requireArtifact(ref);
+    return this.transaction(() => {
+      this.db.run('UPDATE artifact SET pinned = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [pinned ? 1 : 0, this.nowIso(), artifact.chainId]);
+      return this.latestOfChain(artifact.chainId)!;
+    });
+  }
+
+  /** Hard delete: the whole chain by default, or only the one version. Returns rows removed. */
+  deleteArtifact(ref: string, options: { versionOnly?: boolean } = {}): number {
+    const artifact = this.requireArtifact(ref);
+    return this.transaction(() => {
+      const where = options.versionOnly ? 'id = ?' : 'chain_id = ?';
+      const key = options.versionOnly ? artifact.id : artifact.chainId;
+      const count = Number(this.scalar(`SELECT count(*) FROM artifact WHERE ${where}`, [key]));
+      this.db.run(`DELETE FROM artifact WHERE ${where}`, [key]);
+      this.db.run('DELETE FROM feedback WHERE artifact_id NOT IN (SELECT id FROM artifact)');
+      if (options.versionOnly) {
+        this.db.run(
+          'UPDATE artifact SET is_latest = (version = (SELECT max(version) FROM artifact b WHERE b.chain_id = artifact.chain_id)) WHERE chain_id = ?',
+          [artifact.chainId],
+        );
+      }
+      return count;
+    });
+  }
+
+  listArtifacts(filter: ArtifactFilter = {}): Artifact[] {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (!filter.allVersions) where.push('is_latest = 1');
+    if (filter.type) {
+      where.push('type = ?');
+      params.push(filter.type);
+    }
+    if (filter.scope) {
+      where.push('scope = ?');
+      params.push(filter.scope);
+    }
+    if (filter.status) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.taskId) {
+      where.push('task_id = ?');
+      params.push(filter.taskId);
+    }
+    if (filter.tag) {
+      where.push('EXISTS (SELECT 1 FROM json_each(artifact.tags) WHERE lower(value) = lower(?))');
+      params.push(filter.tag);
+    }
+    if (filter.text) {
+      where.push("(instr(lower(title), lower(?)) > 0 OR instr(lower(body), lower(?)) > 0 OR instr(lower(id), lower(?)) > 0)");
+      params.push(filter.text, filter.text, filter.text);
+    }
+    const sqlText =
+      `SELECT ${ARTIFACT_COLUMNS} FROM artifact` +
+      (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
+      ' ORDER BY updated_at DESC, id' +
+      (filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '');
+    return this.rows(sqlText, params).map((r) => this.rowToArtifact(r));
+  }
+
+  /** The latest version of every chain, whatever its status; cached until the next write. */
+  latestArtifacts(): Artifact[] {
+    if (this.latestCache?.generation !== this.generation) {
+      this.latestCache = { generation: this.generation, artifacts: this.listArtifacts() };
+    }
+    return this.latestCache.artifacts;
+  }
+
+  countArtifacts(): { chains: number; versions: number } {
+    return {
+      chains: Number(this.scalar('SELECT count(*) FROM artifact WHERE is_latest = 1')),
+      versions: Number(this.scalar('SELECT count(*) FROM artifact')),
+    };
+  }
+
+  /**
+   * Imports artifacts idempotently: a new id is added; a known id whose content differs
+   * from its chain's latest version becomes a new version; identical content is left alone.
+   * Explicit chain/version fields (from an export) are honoured so round-trips are exact.
+   */
+  importArtifact(input: ArtifactInput): { outcome: ImportOutcome; artifact: Artifact } {
+    const artifact = this.normalizeInput(input);
+    const known = this.getArtifact(artifact.id);
+    if (!known) {
+      const chainTaken =
+        this.scalar('SELECT 1 FROM artifact WHERE chain_id = ? AND version = ?', [artifact.chainId, artifact.version]) !== null;
+      if (chainTaken) {
+        // Same chain position under another id: treat as a new version of that chain.
+        const latest = this.latestOfChain(artifact.chainId)!;
+        if (sameContent(latest, artifact) && latest.status === artifact.status) return { outcome: 'unchanged', artifact: latest };
+        artifact.version = latest.version + 1;
+      }
+      this.transaction(() => this.insert(artifact));
+      return { outcome: 'added', artifact };
+    }
+    const latest = this.latestOfChain(known.chainId)!;
+    const compareTo = known.id === artifact.id && input.version !== undefined ? known : latest;
+    if (sameContent(compareTo, artifact) && compareTo.status === artifact.status && compareTo.pinned === artifact.pinned) {
+      return { outcome: 'unchanged', artifact: compareTo };
+    }
+    if (sameContent(latest, artifact)) {
+      // Only status or pin changed: those live on the latest version, not in a new one.
+      const updated = this.transaction(() => {
+        this.db.run('UPDATE artifact SET status = ?, pinned = ?, updated_at = ? WHERE id = ?', [
+          artifact.status, artifact.pinned ? 1 : 0, artifact.updatedAt, latest.id,
+        ]);
+        return this.getArtifact(latest.id)!;
+      });
+      return { outcome: 'updated', artifact: updated };
+    }
+    const next: Artifact = {
+      ...artifact,
+      id: this.versionId(latest.chainId, latest.version + 1),
+      chainId: latest.chainId,
+      version: latest.version + 1,
+      createdAt: latest.createdAt,
+      updatedAt: input.updatedAt && input.updatedAt !== known.updatedAt ? artifact.updatedAt : this.nowIso(),
+    };
+    this.transaction(() => this.insert(next));
+    return { outcome: 'updated', artifact: next };
+  }
+
+  /** Imports many artifacts in one transaction; see importArtifact. */
+  importArtifacts(inputs: readonly ArtifactInput[]): ImportReport {
+    const report: ImportReport = { added: [], updated: [], unchanged: [] };
+    this.transaction(() => {
+      for (const input of inputs) {
+        const { outcome, artifact } = this.importArtifact(input);
+        report[outcome].push(artifact.id);
+      }
+    });
+    return report;
+  }
+
+  // ---------------------------------------------------------------- tokens
+
+  getTokenCount(hash: string, tokenizer: TokenizerName): number | undefined {
+    const value = this.scalar('SELECT count FROM token_count WHERE content_hash = ? AND tokenizer = ?', [hash, tokenizer]);
+    return value === null ? undefined : Number(value);
+  }
+
+  putTokenCount(hash: string, tokenizer: TokenizerName, count: number): void {
+    this.db.run('INSERT OR REPLACE INTO token_count (content_hash, tokenizer, count) VALUES (?, ?, ?)', [hash, tokenizer, count]);
+  }
+
+  // ---------------------------------------------------------------- tasks
+
+  private rowToTask(row: Record<string, SqlValue>): Task {
+    return {
+      id: String(row.id),
+      title: String(row.title),
+      description: String(row.description),
+      labels: parseJson<string[]>(row.labels, []),
+      stage: String(row.stage),
+      status: String(row.status) as TaskStatus,
+      active: Number(row.active) === 1,
+      createdAt: String(row.created_at),
+      updatedAt: String(row.updated_at),
+    };
+  }
+
+  createTask(input: TaskInput): Task {
+    if (typeof input.title !== 'string' || input.title.trim() === '') throw new UserError('A task needs a non-empty title.');
+    const now = this.nowIso();
+    let id = input.id ?? `task-${now.replace(/[-:TZ.]/g, '').slice(0, 14)}`;
+    if (!input.id) for (let n = 2; this.getTask(id); n++) id = `task-${now.replace(/[-:TZ.]/g, '').slice(0, 14)}-${n}`;
+    if (this.getTask(id)) throw new UserError(`A task with id "${id}" already exists.`);
+    return this.transaction(() => {
+      this.db.run('INSERT INTO task (id, title, description, labels, stage, status, active, created_at, updated_at) VALUES (?,?,?,?,?,?,0,?,?)', [
+        id, input.title.trim(), input.description ?? '', JSON.stringify(stringList(input.labels, 'labels')), input.stage ?? 'plan',
+        input.status ?? 'open', now, now,
+      ]);
+      return this.getTask(id)!;
+    });
+  }
+
+  getTask(id: string): Task | undefined {
+    const row = this.rows('SELECT * FROM task WHERE id = ?', [id])[0];
+    return row ? this.rowToTask(row) : undefined;
+  }
+
+  requireTask(id: string): Task {
+    const task = this.getTask(id);
+    if (!task) throw new UserError(`No task "${id}".`, 'List tasks with `context-ledger task list`.');
+    return task;
+  }
+
+  listTasks(): Task[] {
+    return this.rows('SELECT * FROM task ORDER BY active DESC, updated_at DESC, id').map((r) => this.rowToTask(r));
+  }
+
+  getActiveTask(): Task | undefined {
+    const row = this.rows('SELECT * FROM task WHERE active = 1 LIMIT 1')[0];
+    return row ? this.rowToTask(row) : undefined;
+  }
+
+  /** Makes `id` the one active task, or clears the active task with `undefined`. */
+  setActiveTask(id: string | undefined): Task | undefined {
+    if (id !== undefined) this.requireTask(id);
+    return this.transaction(() => {
+      this.db.run('UPDATE task SET active = 0 WHERE active = 1');
+      if (id === undefined) return undefined;
+      this.db.run('UPDATE task SET active = 1, updated_at = ? WHERE id = ?', [this.nowIso(), id]);
+      return this.getTask(id);
+    });
+  }
+
+  updateTask(id: string, patch: Partial<Pick<Task, 'title' | 'description' | 'labels' | 'status'>>): Task {
+    const task = this.requireTask(id);
+    const next = { ...task, ...patch };
+    return this.transaction(() => {
+      this.db.run('UPDATE task SET title = ?, description = ?, labels = ?, status = ?, updated_at = ? WHERE id = ?', [
+        next.title, next.description, JSON.stringify(next.labels), next.status, this.nowIso(), id,
+      ]);
+      return this.getTask(id)!;
+    });
+  }
+
+  /** Moves a task to `stage` and records a stage_entered event (workflow memory). */
+  setTaskStage(id: string, stage: string): Task {
+    const task = this.requireTask(id);
+    if (task.stage === stage) return task;
+    return this.transaction(() => {
+      const now = this.nowIso();
+      this.db.run('UPDATE task SET stage = ?, updated_at = ? WHERE id = ?', [stage, now, id]);
+      this.addTaskEvent(id, 'stage_entered', { stage, from: task.stage });
+      return this.getTask(id)!;
+    });
+  }
+
+  addTaskEvent(taskId: string, kind: TaskEventKind, payload: Record<string, unknown> = {}, at?: string): void {
+    if (!(TASK_EVENT_KINDS as readonly string[]).includes(kind)) throw new UserError(`Unknown task event kind "${kind}".`);
+    this.run('INSERT INTO task_event (task_id, kind, payload, at) VALUES (?, ?, ?, ?)', [taskId, kind, JSON.stringify(payload), at ?? this.nowIso()]);
+  }
+
+  taskEvents(taskId: string): TaskEvent[] {
+    return this.rows('SELECT * FROM task_event WHERE task_id = ? ORDER BY at, id', [taskId]).map((row) => ({
+      id: Number(row.id),
+      taskId: String(row.task_id),
+      kind: String(row.kind) as TaskEventKind,
+      payload: parseJson<Record<string, unknown>>(row.payload, {}),
+      at: String(row.at),
+    }));
+  }
+
+  // ---------------------------------------------------------------- file activity
+
+  recordFileActivity(path: string, kind: 'open' | 'edit' | 'save', at?: string): void {
+    const when = at ?? this.nowIso();
+    const column = kind === 'open' ? 'opens' : kind === 'edit' ? 'edits' : 'saves';
+    const stamp = kind === 'open' ? 'last_opened_at' : kind === 'edit' ? 'last_edited_at' : 'last_saved_at';
+    this.run(
+      `INSERT INTO file_activity (path, ${column}, ${stamp}) VALUES (?, 1, ?)
+       ON CONFLICT(path) DO UPDATE SET ${column} = ${column} + 1, ${stamp} = excluded.${stamp}`,
+      [path, when],
+    );
+  }
+
+  fileActivity(): FileActivity[] {
+    return this.rows('SELECT * FROM file_activity ORDER BY path').map((row) => ({
+      path: String(row.path),
+      opens: Number(row.opens),
+      edits: Number(row.edits),
+      saves: Number(row.saves),
+      lastOpenedAt: row.last_opened_at === null ? null : String(row.last_opened_at),
+      lastEditedAt: row.last_edited_at === null ? null : String(row.last_edited_at),
+      lastSavedAt: row.last_saved_at === null ? null : String(row.last_saved_at),
+    }));
+  }
+
+  // ---------------------------------------------------------------- feedback
+
+  recordFeedback(ref: string, verdict: 'useful' | 'not_useful'): Feedback {
+    const artifact = this.requireArtifact(ref);
+    this.run(
+      `INSERT INTO feedback (artifact_id, ${verdict}) VALUES (?, 1)
+       ON CONFLICT(artifact_id) DO UPDATE SET ${verdict} = ${verdict} + 1`,
+      [artifact.id],
+    );
+    return this.feedbackFor(artifact.id);
+  }
+
+  recordInjected(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.transaction(() => {
+      for (const id of ids) {
+        this.db.run(
+          'INSERT INTO feedback (artifact_id, times_injected) VALUES (?, 1) ON CONFLICT(artifact_id) DO UPDATE SET times_injected = times_injected + 1',
+          [id],
+        );
+      }
+    });
+  }
+
+  feedbackFor(id: string): Feedback {
+    const row = this.rows('SELECT * FROM feedback WHERE artifact_id = ?', [id])[0];
+    return {
+      artifactId: id,
+      timesInjected: Number(row?.times_injected ?? 0),
+      useful: Number(row?.useful ?? 0),
+      notUseful: Number(row?.not_useful ?? 0),
+    };
+  }
+
+  allFeedback(): Map<string, Feedback> {
+    const map = new Map<string, Feedback>();
+    for (const row of this.rows('SELECT * FROM feedback')) {
+      map.set(String(row.artifact_id), {
+        artifactId: String(row.artifact_id),
+        timesInjected: Number(row.times_injected),
+        useful: Number(row.useful),
+        notUseful: Number(row.not_useful),
+      });
+    }
+    return map;
+  }
+
+  // ---------------------------------------------------------------- assembly log
+
+  logAssembly(entry: AssemblyLogEntry): number {
+    this.run(
+      `INSERT INTO assembly_log (at, task_id, budget, tokens_used, tokenizer, candidates, included, degraded, excluded, layers, duration_ms, output_hash, trigger)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      [
+        entry.at, entry.taskId, entry.budget, entry.tokensUsed, entry.tokenizer, entry.candidates, JSON.stringify(entry.included),
+        JSON.stringify(entry.degraded), JSON.stringify(entry.excluded), JSON.stringify(entry.layers), entry.durationMs,
+        entry.outputHash, entry.trigger,
+      ],
+    );
+    return Number(this.scalar('SELECT last_insert_rowid()'));
+  }
+
+  recentAssemblies(limit = 50): AssemblyLogRow[] {
+    return this.rows('SELECT * FROM assembly_log ORDER BY id DESC LIMIT ?', [limit]).map((row) => ({
+      id: Number(row.id),
+      at: String(row.at),
+      taskId: row.task_id === null ? null : String(row.task_id),
+      budget: Number(row.budget),
+      tokensUsed: Number(row.tokens_used),
+      tokenizer: String(row.tokenizer) as TokenizerName,
+      candidates: Number(row.candidates),
+      included: parseJson<unknown>(row.included, []),
+      degraded: parseJson<unknown>(row.degraded, []),
+      excluded: parseJson<unknown>(row.excluded, []),
+      layers: parseJson<unknown>(row.layers, {}),
+      durationMs: Number(row.duration_ms),
+      outputHash: String(row.output_hash),
+      trigger: String(row.trigger),
+    }));
+  }
+}
+
+function sameContent(a: Artifact, b: Artifact): boolean {
+  return CONTENT_FIELDS.every((field) => JSON.stringify(a[field]) === JSON.stringify(b[field]));
+}
+
+function listTypes(): string {
+  return ARTIFACT_TYPES.join(', ');
+}
+
+/** UTF-8 length without allocating a copy of a multi-megabyte body. */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 4;
+      i++;
+    }
+    else bytes += 3;
+  }
+  return bytes;
+}

@@ -1,0 +1,286 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import { UserError } from '../core/model';
+import { type Clock, CorruptDatabaseError, LedgerStore, systemClock } from '../core/store';
+
+let sqlJs: Promise<SqlJsStatic> | undefined;
+
+/**
+ * Loads sql.js once, lazily. The bundles ship `sql-wasm.wasm` beside themselves; the
+ * unit tests (compiled by tsc, not bundled) find it in node_modules.
+ */
+export function loadSqlJs(): Promise<SqlJsStatic> {
+  sqlJs ??= (async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const initSqlJs = require('sql.js') as (config: { locateFile: (file: string) => string }) => Promise<SqlJsStatic>;
+    const beside = path.join(__dirname, 'sql-wasm.wasm');
+    const wasm = fs.existsSync(beside) ? beside : require.resolve(['sql.js', 'dist', 'sql-wasm.wasm'].join('/'));
+    return initSqlJs({ locateFile: () => wasm });
+  })();
+  return sqlJs;
+}
+
+export interface OpenOptions {
+  /** Create the file when it does not exist (its folder must exist unless `createFolder`). */
+  create?: boolean;
+  createFolder?: boolean;
+  clock?: Clock;
+  /** How long to wait for another writer's lock before giving up. */
+  lockTimeoutMs?: number;
+}
+
+interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+function identityOf(file: string): FileIdentity | undefined {
+  try {
+    const stat = fs.statSync(file);
+    return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
+  return a?.ino === b?.ino && a?.size === b?.size && a?.mtimeMs === b?.mtimeMs;
+}
+
+function timestampForFileName(date: Date): string {
+  return date.toISOString().replace(/[:.]/g, '-');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A ledger database file on disk, per DESIGN.md section 5: sql.js holds it in memory;
+ * every write takes an exclusive lock file, re-reads the file if another process
+ * replaced it since we loaded it, applies the change, writes a temporary file in the
+ * same folder and renames it over the old one, keeping the previous file as `.bak`.
+ */
+export class LedgerFile {
+  private loaded: FileIdentity | undefined;
+
+  private constructor(
+    readonly file: string,
+    private readonly sql: SqlJsStatic,
+    private current: LedgerStore,
+    private readonly options: OpenOptions,
+  ) {
+    this.loaded = identityOf(file);
+  }
+
+  get lockFile(): string {
+    return `${this.file}.lock`;
+  }
+
+  get backupFile(): string {
+    return `${this.file}.bak`;
+  }
+
+  /** The in-memory store as last loaded; call `refresh()` first to see other writers' changes. */
+  get store(): LedgerStore {
+    return this.current;
+  }
+
+  static async open(file: string, options: OpenOptions = {}): Promise<LedgerFile> {
+    const absolute = path.resolve(file);
+    const folder = path.dirname(absolute);
+    if (!fs.existsSync(folder)) {
+      if (!options.createFolder) {
+        throw new UserError(`The folder for the database does not exist: ${folder}`, 'Create it first, or pass another --db path.');
+      }
+      fs.mkdirSync(folder, { recursive: true });
+    }
+    const stat = identityOf(absolute);
+    if (!stat && !options.create) {
+      throw new UserError(`No ledger database at ${absolute}.`, 'Create one with `context-ledger init`, or pass --db with the right path.');
+    }
+    if (stat && fs.statSync(absolute).isDirectory()) {
+      throw new UserError(`${absolute} is a folder, not a database file.`, 'Pass the path of the .db file with --db.');
+    }
+    const sql = await loadSqlJs();
+    const store = LedgerFile.load(absolute, sql, options.clock ?? systemClock);
+    return new LedgerFile(absolute, sql, store, options);
+  }
+
+  private static load(file: string, sql: SqlJsStatic, clock: Clock): LedgerStore {
+    const bytes = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+    try {
+      return LedgerStore.open(sql, bytes ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : undefined, clock);
+    } catch (error) {
+      if (!(error instanceof CorruptDatabaseError)) throw error;
+      const aside = `${file}.corrupt-${timestampForFileName(clock.now())}`;
+      fs.renameSync(file, aside);
+      const backup = `${file}.bak`;
+      const hint = fs.existsSync(backup)
+        ? `The last good copy is ${backup}: restore it with \`context-ledger restore --db ${file}\`.`
+        : 'There is no backup; the next command will start a new, empty ledger.';
+      throw new UserError(`The file ${file} is not a valid ledger database (${error.message}). It was moved to ${aside}; nothing was deleted.`, hint);
+    }
+  }
+
+  /** Re-reads the file if another process replaced it since it was loaded. Returns whether it did. */
+  refresh(): boolean {
+    const now = identityOf(this.file);
+    if (sameIdentity(now, this.loaded)) return false;
+    const fresh = LedgerFile.load(this.file, this.sql, this.options.clock ?? systemClock);
+    this.current.close();
+    this.current = fresh;
+    this.loaded = identityOf(this.file);
+    return true;
+  }
+
+  /** Read-only access to the freshest data on disk. */
+  read<T>(fn: (store: LedgerStore) => T): T {
+    this.refresh();
+    return fn(this.current);
+  }
+
+  /**
+   * Applies `fn` under the write lock to the freshest data and persists the result. If
+   * `fn` throws, nothing is written and the in-memory store is reloaded from disk.
+   */
+  async write<T>(fn: (store: LedgerStore) => T): Promise<T> {
+    this.assertWritable();
+    const release = await this.acquireLock();
+    try {
+      this.refresh();
+      let result: T;
+      const before = this.current.generation;
+      try {
+        result = fn(this.current);
+      } catch (error) {
+        this.reloadAfterFailure();
+        throw error;
+      }
+      if (this.current.generation !== before || !fs.existsSync(this.file)) this.persist();
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  private reloadAfterFailure(): void {
+    this.loaded = undefined;
+    if (fs.existsSync(this.file)) this.refresh();
+  }
+
+  private assertWritable(): void {
+    try {
+      const stat = fs.statSync(this.file);
+      // Root ignores permission bits, so check them rather than trusting access(W_OK).
+      if ((stat.mode & 0o222) === 0) {
+        throw new UserError(`The database ${this.file} is read-only.`, 'Make it writable (chmod u+w) or pass another --db path.');
+      }
+    } catch (error) {
+      if (error instanceof UserError) throw error;
+    }
+    try {
+      fs.accessSync(path.dirname(this.file), fs.constants.W_OK);
+    } catch {
+      throw new UserError(`Cannot write in the folder ${path.dirname(this.file)}.`, 'Check its permissions or pass another --db path.');
+    }
+  }
+
+  private persist(): void {
+    const bytes = this.current.export();
+    const temp = `${this.file}.tmp-${process.pid}`;
+    const fd = fs.openSync(temp, 'w');
+    try {
+      fs.writeSync(fd, bytes);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (fs.existsSync(this.file)) this.keepBackup();
+    fs.renameSync(temp, this.file);
+    this.loaded = identityOf(this.file);
+  }
+
+  /** The file being replaced was valid (we loaded it), so it becomes the last good copy. */
+  private keepBackup(): void {
+    const staging = `${this.backupFile}.tmp-${process.pid}`;
+    try {
+      fs.rmSync(staging, { force: true });
+      try {
+        fs.linkSync(this.file, staging);
+      } catch {
+        fs.copyFileSync(this.file, staging);
+      }
+      fs.renameSync(staging, this.backupFile);
+    } catch {
+      fs.rmSync(staging, { force: true });
+    }
+  }
+
+  private async acquireLock(): Promise<() => void> {
+    const deadline = Date.now() + (this.options.lockTimeoutMs ?? 15_000);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fd = fs.openSync(this.lockFile, 'wx');
+        fs.writeSync(fd, JSON.stringify({ pid: process.pid, at: new Date().toISOString() }));
+        fs.closeSync(fd);
+        return () => fs.rmSync(this.lockFile, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      if (this.lockIsStale()) {
+        fs.rmSync(this.lockFile, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new UserError(
+          `The database ${this.file} is locked by another process (${this.lockFile}).`,
+          'Wait for it to finish; if no Context Ledger process is running, delete the lock file.',
+        );
+      }
+      await sleep(Math.min(5 + attempt * 2, 50) + Math.random() * 10);
+    }
+  }
+
+  /** A lock whose owner process is gone, or that is older than a minute, is stale. */
+  private lockIsStale(): boolean {
+    try {
+      const text = fs.readFileSync(this.lockFile, 'utf8');
+      const { pid, at } = JSON.parse(text) as { pid?: number; at?: string };
+      if (at && Date.now() - Date.parse(at) > 60_000) return true;
+      if (typeof pid === 'number' && pid !== process.pid) {
+        try {
+          process.kill(pid, 0);
+        } catch (error) {
+          return (error as NodeJS.ErrnoException).code === 'ESRCH';
+        }
+      }
+      return false;
+    } catch {
+      // Being written right now (empty) or already gone: not stale, retry.
+      return false;
+    }
+  }
+
+  /** Replaces the database with its last good copy; the current file is kept aside. */
+  static async restoreBackup(file: string, clock: Clock = systemClock): Promise<string | undefined> {
+    const absolute = path.resolve(file);
+    const backup = `${absolute}.bak`;
+    if (!fs.existsSync(backup)) throw new UserError(`There is no backup at ${backup}.`);
+    const sql = await loadSqlJs();
+    LedgerStore.open(sql, fs.readFileSync(backup), clock).close();
+    let aside: string | undefined;
+    if (fs.existsSync(absolute)) {
+      aside = `${absolute}.replaced-${timestampForFileName(clock.now())}`;
+      fs.renameSync(absolute, aside);
+    }
+    fs.copyFileSync(backup, absolute);
+    return aside;
+  }
+
+  close(): void {
+    this.current.close();
+  }
+}
