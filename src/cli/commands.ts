@@ -39,6 +39,8 @@ export interface Command extends CommandSpec {
   run(context: CommandContext): Promise<number | void>;
 }
 
+const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: generated from type and time).' } };
+
 const ARTIFACT_FIELD_OPTIONS: OptionSpecs = {
   type: { type: 'string', description: `Artifact type: ${ARTIFACT_TYPES.join(', ')}.` },
   scope: { type: 'string', value: 'global|task|path', description: 'Where it applies (default: global; path needs --path, task needs --task).' },
@@ -184,7 +186,7 @@ const addCommand: Command = {
   name: 'add',
   summary: 'Add an artifact (a decision, learning, rule, module note, ...).',
   usage: 'context-ledger add --type <type> --title <text> (--body <text> | --body-file <file|->) [options]',
-  options: { ...ARTIFACT_FIELD_OPTIONS, id: { type: 'string', description: 'An id of your own (default: generated from type and time).' } },
+  options: { ...ARTIFACT_FIELD_OPTIONS, ...ID_OPTION },
   details: 'Example: context-ledger add --type decision --title "Use sql.js" --body "Because it needs no native build."',
   async run(context) {
     const patch = await patchFromOptions(context);
@@ -270,7 +272,7 @@ const supersedeCommand: Command = {
   name: 'supersede',
   summary: 'Mark an artifact superseded: by an existing one (--by), or by a new one you describe.',
   usage: 'context-ledger supersede <old id|urn> (--by <id|urn> | --type ... --title ... --body ...)',
-  options: { by: { type: 'string', value: 'id|urn', description: 'The artifact that replaces it.' }, ...ARTIFACT_FIELD_OPTIONS },
+  options: { by: { type: 'string', value: 'id|urn', description: 'The artifact that replaces it.' }, ...ARTIFACT_FIELD_OPTIONS, ...ID_OPTION },
   positionals: [1, 1],
   async run(context) {
     const oldRef = context.positionals[0]!;
@@ -287,7 +289,8 @@ const supersedeCommand: Command = {
         context,
         (store) => {
           const old = store.requireArtifact(oldRef);
-          return store.supersedeWith(oldRef, { ...patch, type: patch.type ?? old.type, title: patch.title!, body: patch.body! });
+          const id = stringOption(context.options, 'id');
+          return store.supersedeWith(oldRef, { ...patch, id, type: patch.type ?? old.type, title: patch.title!, body: patch.body! });
         },
         false,
       );

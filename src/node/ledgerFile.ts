@@ -45,6 +45,27 @@ function identityOf(file: string): FileIdentity | undefined {
   }
 }
 
+/**
+ * Reads the file and its identity from one open descriptor, so the identity always
+ * belongs to the bytes read even if another process renames a new file in meanwhile.
+ */
+function readWithIdentity(file: string): { bytes: Uint8Array | undefined; identity: FileIdentity | undefined } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: undefined, identity: undefined };
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    const bytes = fs.readFileSync(fd);
+    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), identity: { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs } };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
   return a?.ino === b?.ino && a?.size === b?.size && a?.mtimeMs === b?.mtimeMs;
 }
@@ -70,9 +91,10 @@ export class LedgerFile {
     readonly file: string,
     private readonly sql: SqlJsStatic,
     private current: LedgerStore,
+    loaded: FileIdentity | undefined,
     private readonly options: OpenOptions,
   ) {
-    this.loaded = identityOf(file);
+    this.loaded = loaded;
   }
 
   get lockFile(): string {
@@ -105,14 +127,14 @@ export class LedgerFile {
       throw new UserError(`${absolute} is a folder, not a database file.`, 'Pass the path of the .db file with --db.');
     }
     const sql = await loadSqlJs();
-    const store = LedgerFile.load(absolute, sql, options.clock ?? systemClock);
-    return new LedgerFile(absolute, sql, store, options);
+    const { store, identity } = LedgerFile.load(absolute, sql, options.clock ?? systemClock);
+    return new LedgerFile(absolute, sql, store, identity, options);
   }
 
-  private static load(file: string, sql: SqlJsStatic, clock: Clock): LedgerStore {
-    const bytes = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+  private static load(file: string, sql: SqlJsStatic, clock: Clock): { store: LedgerStore; identity: FileIdentity | undefined } {
+    const { bytes, identity } = readWithIdentity(file);
     try {
-      return LedgerStore.open(sql, bytes ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : undefined, clock);
+      return { store: LedgerStore.open(sql, bytes, clock), identity };
     } catch (error) {
       if (!(error instanceof CorruptDatabaseError)) throw error;
       const aside = `${file}.corrupt-${timestampForFileName(clock.now())}`;
@@ -131,8 +153,8 @@ export class LedgerFile {
     if (sameIdentity(now, this.loaded)) return false;
     const fresh = LedgerFile.load(this.file, this.sql, this.options.clock ?? systemClock);
     this.current.close();
-    this.current = fresh;
-    this.loaded = identityOf(this.file);
+    this.current = fresh.store;
+    this.loaded = fresh.identity;
     return true;
   }
 

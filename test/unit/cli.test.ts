@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, test } from 'node:test';
+import { cli, cliAsync, jsonOf, tempDir } from './helpers';
+
+interface Row {
+  id: string;
+  version: number;
+  status: string;
+  pinned: boolean;
+  title: string;
+  body: string;
+  chainId: string;
+}
+
+function noStackTrace(stderr: string): void {
+  assert.doesNotMatch(stderr, /\n\s+at .+:\d+:\d+/, 'a user error must not print a stack trace');
+}
+
+function fresh(): { dir: string; db: string } {
+  const dir = tempDir('ledger-cli-');
+  return { dir, db: path.join(dir, 'ledger.db') };
+}
+
+describe('context-ledger CLI', () => {
+  test('--help works for the program and every command', () => {
+    const overview = cli(['--help']);
+    assert.equal(overview.code, 0);
+    const names = [...overview.stdout.matchAll(/^ {2}([a-z-]+) {2}/gm)].map((m) => m[1]!);
+    assert.ok(names.length >= 14, names.join(','));
+    for (const name of names) {
+      const help = cli([name, '--help']);
+      assert.equal(help.code, 0, name);
+      assert.match(help.stdout, /Usage: context-ledger/, name);
+      assert.match(help.stdout, /--db/, name);
+    }
+  });
+
+  test('init, add (flag, file, stdin), list, show by URN', () => {
+    const { dir, db } = fresh();
+    assert.equal(cli(['init', '--db', db]).code, 0);
+    assert.equal(cli(['add', '--db', db, '--type', 'decision', '--title', 'Use sql.js', '--body', 'No native build.', '--id', 'd1', '--tag', 'storage,db']).code, 0);
+    fs.writeFileSync(path.join(dir, 'body.md'), '# Módulo\n\nレジャー 🚀\n');
+    assert.equal(cli(['add', '--db', db, '--type', 'module_memory', '--scope', 'path', '--path', 'src/store/**', '--title', 'Store module', '--body-file', path.join(dir, 'body.md'), '--id', 'm1']).code, 0);
+    assert.equal(cli(['add', '--db', db, '--type', 'learning', '--title', 'From stdin', '--body-file', '-', '--id', 'l1'], { input: 'piped body' }).code, 0);
+    const rows = jsonOf<Row[]>(cli(['list', '--db', db, '--format', 'json']));
+    assert.deepEqual(rows.map((r) => r.id).sort(), ['d1', 'l1', 'm1']);
+    const shown = jsonOf<Row & { paths: string[]; tags: string[] }>(cli(['show', 'ledger://artifact/m1', '--db', db, '--format', 'json']));
+    assert.equal(shown.body, '# Módulo\n\nレジャー 🚀\n');
+    assert.deepEqual(shown.paths, ['src/store/**']);
+    assert.equal(jsonOf<Row>(cli(['show', 'l1', '--db', db, '--format', 'json'])).body, 'piped body');
+    const text = cli(['list', '--db', db]);
+    assert.match(text.stdout, /ID +TYPE +SCOPE/);
+    assert.match(text.stdout, /Use sql\.js/);
+    assert.deepEqual(jsonOf<Row[]>(cli(['list', '--db', db, '--tag', 'db', '--format', 'json'])).map((r) => r.id), ['d1']);
+  });
+
+  test('update keeps history; supersede, archive, pin, delete', () => {
+    const { db } = fresh();
+    cli(['add', '--db', db, '--type', 'adr', '--title', 'Old', '--body', 'v1', '--id', 'a1']);
+    assert.equal(cli(['update', 'a1', '--db', db, '--body', 'v2']).code, 0);
+    const history = jsonOf<Row[]>(cli(['history', 'a1', '--db', db, '--format', 'json']));
+    assert.deepEqual(history.map((h) => [h.version, h.body]), [[1, 'v1'], [2, 'v2']]);
+    assert.equal(cli(['supersede', 'a1', '--db', db, '--title', 'New', '--body', 'better', '--id', 'a2']).code, 0);
+    assert.equal(jsonOf<Row[]>(cli(['list', '--db', db, '--status', 'superseded', '--format', 'json']))[0]?.chainId, 'a1');
+    assert.equal(jsonOf<Row>(cli(['pin', 'a2', '--db', db, '--format', 'json'])).pinned, true);
+    assert.equal(jsonOf<Row>(cli(['pin', 'a2', '--off', '--db', db, '--format', 'json'])).pinned, false);
+    assert.equal(jsonOf<Row>(cli(['archive', 'a2', '--db', db, '--format', 'json'])).status, 'archived');
+    assert.equal(cli(['delete', 'a1', '--db', db]).stdout.trim(), 'Deleted 2 versions.');
+    assert.equal(cli(['show', 'a1', '--db', db]).code, 1);
+  });
+
+  test('JSONL import reports bad lines by number, imports the good ones and exits non-zero', () => {
+    const { dir, db } = fresh();
+    const file = path.join(dir, 'in.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify({ id: 'ok-1', type: 'note', title: 'One', body: 'b' }),
+        '{"id": "broken",',
+        JSON.stringify({ id: 'bad-type', type: 'wish', title: 'T', body: 'b' }),
+        '',
+        JSON.stringify({ id: 'no-body', type: 'note', title: 'T' }),
+        JSON.stringify({ id: 'ok-2', type: 'adr', title: 'Two', body: '二' }),
+      ].join('\n'),
+    );
+    const result = cli(['import', '--db', db, file]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /line 2: not valid JSON/);
+    assert.match(result.stderr, /line 3: Unknown type "wish"/);
+    assert.match(result.stderr, /line 5: "body" is required/);
+    noStackTrace(result.stderr);
+    assert.deepEqual(jsonOf<Row[]>(cli(['list', '--db', db, '--format', 'json'])).map((r) => r.id).sort(), ['ok-1', 'ok-2']);
+  });
+
+  test('export of an import preserves every field, including unknown ones; re-import is idempotent', () => {
+    const { dir, db } = fresh();
+    const original = {
+      id: 'ctx-learn-1', type: 'learning', scope: 'path', title: 'Hooks must not block', body: '**Context**: …\n\n- a\n- b 🚀',
+      summary: 'short', tags: ['hooks'], paths: ['internal/hooks/**'], status: 'active', createdAt: '2026-07-25T19:04:10Z',
+      updatedAt: '2026-07-26T08:00:00Z', source: 'ctx:LEARNINGS.md', chainId: 'ctx-learn-1', version: 1, taskId: null, supersedes: null,
+      pinned: true, conditions: { labels: ['bug'], keywords: ['hook'], paths: [] }, project: 'ctx', addedAt: '2026-07-26T03:12:22Z',
+    };
+    const file = path.join(dir, 'in.jsonl');
+    fs.writeFileSync(file, JSON.stringify(original) + '\n');
+    assert.equal(cli(['import', '--db', db, file]).code, 0);
+    const exported = cli(['export', '--db', db, '--format', 'jsonl']);
+    assert.equal(exported.code, 0);
+    assert.deepEqual(JSON.parse(exported.stdout.trim()), original);
+    const again = cli(['import', '--db', db, file, '--format', 'json']);
+    assert.deepEqual(jsonOf<{ unchanged: number }>(again).unchanged, 1);
+    fs.writeFileSync(file, JSON.stringify({ ...original, body: 'changed' }) + '\n');
+    cli(['import', '--db', db, file]);
+    const versions = jsonOf<Row[]>(cli(['history', 'ctx-learn-1', '--db', db, '--format', 'json']));
+    assert.deepEqual(versions.map((v) => v.body), [original.body, 'changed']);
+    // The exported history re-imports into an empty database as the same chain.
+    const second = path.join(dir, 'second.db');
+    fs.writeFileSync(path.join(dir, 'all.jsonl'), cli(['export', '--db', db, '--format', 'jsonl']).stdout);
+    assert.equal(cli(['import', '--db', second, path.join(dir, 'all.jsonl')]).code, 0);
+    assert.equal(cli(['export', '--db', second, '--format', 'jsonl']).stdout, cli(['export', '--db', db, '--format', 'jsonl']).stdout);
+  });
+
+  test('count gives exact tokens with either tokenizer and the chars/4 estimate', () => {
+    const result = jsonOf<{ tokens: number; estimate: number; tokenizer: string }>(cli(['count', '--text', 'hello world', '--format', 'json']));
+    assert.deepEqual(result, { tokenizer: 'o200k_base', tokens: 2, characters: 11, estimate: 3 });
+    assert.equal(jsonOf<{ tokens: number }>(cli(['count', '-', '--tokenizer', 'cl100k_base', '--format', 'json'], { input: 'hello <|endoftext|>' })).tokens > 2, true);
+    assert.equal(cli(['count', '--text', 'x', '--tokenizer', 'gpt5']).code, 1);
+  });
+
+  test('bad input gets a clear error, exit 1, no stack trace, and loses nothing', () => {
+    const { dir, db } = fresh();
+    cli(['add', '--db', db, '--type', 'note', '--title', 'Keep me', '--body', 'safe', '--id', 'keep']);
+    const before = fs.readFileSync(db);
+    fs.writeFileSync(path.join(dir, 'binary.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff]));
+    fs.writeFileSync(path.join(dir, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    fs.writeFileSync(path.join(dir, 'huge.md'), 'a'.repeat(5 * 1024 * 1024));
+    const cases: Array<[string[], RegExp]> = [
+      [['add', '--db', db, '--type', 'note', '--title', 't', '--body', 'b', '--colour', 'red'], /Unknown option '--colour'/],
+      [['add', '--db', db, '--title', 't', '--body', 'b'], /Missing --type/],
+      [['add', '--db', db, '--type', 'note', '--body', 'b'], /Missing --title/],
+      [['add', '--db', db, '--type', 'note', '--title', 't'], /Missing the body/],
+      [['add', '--db', db, '--type', 'wish', '--title', 't', '--body', 'b'], /Unknown type "wish"/],
+      [['add', '--db', db, '--type', 'note', '--scope', 'planet', '--title', 't', '--body', 'b'], /Unknown scope "planet"/],
+      [['add', '--db', db, '--type', 'note', '--title', 't', '--body-file', path.join(dir, 'binary.bin')], /binary file/],
+      [['add', '--db', db, '--type', 'note', '--title', 't', '--body-file', path.join(dir, 'latin1.txt')], /not UTF-8/],
+      [['add', '--db', db, '--type', 'note', '--title', 't', '--body-file', path.join(dir, 'huge.md')], /limit is 4 MB/],
+      [['add', '--db', db, '--type', 'note', '--title', 't', '--id', 'keep', '--body', 'b'], /already exists/],
+      [['show', 'nope', '--db', db], /No artifact "nope"/],
+      [['list', '--db', path.join(dir, 'no', 'such', 'folder', 'x.db')], /folder for the database does not exist/],
+      [['list', '--db', path.join(dir, 'absent.db')], /No ledger database/],
+      [['frobnicate'], /Unknown command "frobnicate"/],
+      [['list', '--db', db, '--format', 'yaml'], /Unknown --format/],
+    ];
+    for (const [args, expected] of cases) {
+      const result = cli(args);
+      assert.equal(result.code, 1, args.join(' '));
+      assert.match(result.stderr, expected, args.join(' '));
+      noStackTrace(result.stderr);
+    }
+    assert.deepEqual(fs.readFileSync(db), before, 'the database is untouched');
+  });
+
+  test('a database file that is not a database, and a read-only one', () => {
+    const { dir, db } = fresh();
+    fs.writeFileSync(db, 'not sqlite at all, but a long enough text to look like a file of some kind. '.repeat(3));
+    const corrupt = cli(['list', '--db', db]);
+    assert.equal(corrupt.code, 1);
+    assert.match(corrupt.stderr, /not a valid ledger database.*moved to/s);
+    noStackTrace(corrupt.stderr);
+    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('ledger.db.corrupt-')));
+
+    const readonlyDb = path.join(dir, 'ro.db');
+    cli(['init', '--db', readonlyDb]);
+    fs.chmodSync(readonlyDb, 0o444);
+    const refused = cli(['add', '--db', readonlyDb, '--type', 'note', '--title', 't', '--body', 'b']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /read-only/);
+    fs.chmodSync(readonlyDb, 0o644);
+  });
+
+  test('without --db it finds .context-ledger/ledger.db in the nearest parent folder', () => {
+    const { dir } = fresh();
+    assert.equal(cli(['init'], { cwd: dir }).code, 0);
+    const nested = path.join(dir, 'src', 'deep');
+    fs.mkdirSync(nested, { recursive: true });
+    cli(['add', '--type', 'note', '--title', 'Found', '--body', 'b'], { cwd: nested });
+    assert.ok(fs.existsSync(path.join(dir, '.context-ledger', 'ledger.db')));
+    assert.equal(jsonOf<Row[]>(cli(['list', '--format', 'json'], { cwd: dir }))[0]?.title, 'Found');
+  });
+
+  test('two CLI processes adding at once lose nothing', async () => {
+    const { db } = fresh();
+    cli(['init', '--db', db]);
+    
+    const run = async (prefix: string) => {
+      for (let i = 0; i < 12; i++) {
+        const result = await cliAsync(['add', '--db', db, '--type', 'note', '--title', `${prefix}${i}`, '--body', 'b']);
+        assert.equal(result.code, 0, result.stderr);
+      }
+    };
+    await Promise.all([run('a'), run('b')]);
+    assert.equal(jsonOf<Row[]>(cli(['list', '--db', db, '--format', 'json'])).length, 24);
+  });
+});

@@ -1,0 +1,58 @@
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LedgerStore, type Clock } from '../../src/core/store';
+import { loadSqlJs } from '../../src/node/ledgerFile';
+
+export const ROOT = path.resolve(__dirname, '../../..');
+export const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+export function tempDir(prefix = 'ledger-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function fixedClock(iso = '2026-01-01T00:00:00.000Z', stepMs = 1000): Clock {
+  let time = Date.parse(iso);
+  return { now: () => new Date((time += stepMs)) };
+}
+
+export async function memoryStore(clock: Clock = fixedClock()): Promise<LedgerStore> {
+  return LedgerStore.open(await loadSqlJs(), undefined, clock);
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `context-ledger` bundle as a real process. */
+export function cli(args: string[], options: { cwd?: string; input?: string } = {}): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? ROOT,
+    input: options.input ?? '',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function cliAsync(args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+export function jsonOf<T>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${result.code}): ${result.stdout}\nstderr: ${result.stderr}`);
+  }
+}

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { contentHash, estimateTokens, TokenCounter } from '../../src/core/tokens';
+import { memoryStore } from './helpers';
+
+describe('token counts', () => {
+  test('o200k_base and cl100k_base give exact, different counts', async () => {
+    const o200k = await TokenCounter.load('o200k_base');
+    const cl100k = await TokenCounter.load('cl100k_base');
+    assert.equal(o200k.count('hello world'), 2);
+    assert.equal(cl100k.count('hello world'), 2);
+    const cjk = '日本語のテキストと emoji 🚀🚀';
+    assert.notEqual(o200k.count(cjk), cl100k.count(cjk));
+    assert.equal(o200k.count(''), 0);
+  });
+
+  test('special tokens are counted as text, not rejected', async () => {
+    const counter = await TokenCounter.load('o200k_base');
+    assert.ok(counter.count('before <|endoftext|> after <|im_start|>') > 5);
+  });
+
+  test('a huge unbroken run is counted quickly and never under-counted', async () => {
+    const counter = await TokenCounter.load('o200k_base');
+    const blob = 'QUJD'.repeat(50_000);
+    const started = Date.now();
+    const count = counter.count(blob);
+    assert.ok(Date.now() - started < 5000, 'no quadratic blow-up');
+    assert.ok(count >= 200_000 / 8, `count ${count} is plausible`);
+  });
+
+  test('counts are cached in the store keyed by content hash and tokenizer', async () => {
+    const store = await memoryStore();
+    const counter = await TokenCounter.load('o200k_base', store);
+    const text = 'A body long enough to be cached persistently, about sixty-four characters or more.';
+    const first = counter.count(text);
+    const again = await TokenCounter.load('o200k_base', store);
+    assert.equal(again.count(text), first);
+    assert.equal(store.getTokenCount(contentHash(text), 'o200k_base'), first);
+  });
+
+  test('the chars/4 estimate is there for comparison', () => {
+    assert.equal(estimateTokens('12345678'), 2);
+  });
+});
