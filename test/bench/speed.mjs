@@ -1,0 +1,106 @@
+// `npm run bench`: speed and memory of the CLI on an empty and a 10,000-artifact ledger.
+// Figures go in the README with the machine they came from. Not a test: nothing here fails.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'dist', 'cli.js');
+const rssReporter = path.join(path.dirname(fileURLToPath(import.meta.url)), 'rss.cjs');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-bench-'));
+const ARTIFACTS = Number(process.env.BENCH_ARTIFACTS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+
+// A seeded generator so every run measures the same text.
+let seed = 42;
+const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const vocabulary = ('session token cache hook budget ledger artifact decision context agent module path glob stage review plan ' +
+  'database index query migration schema webhook payment booking retry queue worker lock timeout error handler route ' +
+  'validation config deploy release test fixture mock parser render template stream buffer encoding unicode emoji ' +
+  'security secret rotate audit compliance latency throughput memory leak profile trace metric alert incident').split(' ');
+const TYPES = ['adr', 'decision', 'learning', 'convention', 'pattern', 'module_memory', 'note', 'changelog', 'plan', 'dependency'];
+const words = (n) => Array.from({ length: n }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
+
+function corpus() {
+  const lines = [];
+  let textBytes = 0;
+  for (let i = 0; i < ARTIFACTS; i++) {
+    const paragraphs = Array.from({ length: 4 }, () => words(50 + Math.floor(random() * 20)));
+    const body = `**Context**: ${paragraphs[0]}.\n\n**Decision**: ${paragraphs[1]}.\n\n${paragraphs[2]}.\n\n- ${paragraphs[3]}.`;
+    const title = words(6);
+    const pathScoped = random() < 0.3;
+    textBytes += Buffer.byteLength(body) + Buffer.byteLength(title);
+    lines.push(JSON.stringify({
+      id: `bench-${i}`, type: TYPES[i % TYPES.length], title, body, tags: [vocabulary[i % vocabulary.length]],
+      scope: pathScoped ? 'path' : 'global', paths: pathScoped ? [`src/${vocabulary[i % 40]}/**`] : [],
+      createdAt: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString(),
+    }));
+  }
+  const file = path.join(work, 'corpus.jsonl');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  return { file, textBytes };
+}
+
+function run(args, { cwd = work } = {}) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, ['-r', rssReporter, cli, ...args], { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`);
+  const rss = Number(/maxrss=(\d+)/.exec(result.stderr)?.[1] ?? 0);
+  return { ms, rssMb: rss / 1024, stdout: result.stdout };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function repeat(n, fn) {
+  const results = Array.from({ length: n }, fn);
+  return { ms: median(results.map((r) => r.ms)), rssMb: Math.max(...results.map((r) => r.rssMb)) };
+}
+
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+const rows = [];
+const report = (what, { ms, rssMb }, target = '') => {
+  rows.push([what, fmt(ms), rssMb ? `${rssMb.toFixed(0)} MB` : '', target]);
+  console.error(`  ${what}: ${fmt(ms)}`);
+};
+
+console.error(`Benchmark in ${work} (${ARTIFACTS} artifacts, median of ${RUNS} runs)`);
+const empty = path.join(work, 'empty.db');
+run(['init', '--db', empty]);
+report('`list`, cold start, empty ledger', repeat(RUNS, () => run(['list', '--db', empty])));
+
+const { file, textBytes } = corpus();
+const big = path.join(work, 'big.db');
+report(`\`import\` of ${ARTIFACTS.toLocaleString('en')} artifacts (${(textBytes / 1048576).toFixed(1)} MB of text)`, run(['import', '--db', big, file]), '< 10 s');
+report(`\`list\`, cold start, ${ARTIFACTS.toLocaleString('en')} artifacts`, repeat(RUNS, () => run(['list', '--db', big, '--limit', '20'])));
+let n = 0;
+report(`one \`add\` on ${ARTIFACTS.toLocaleString('en')} artifacts (open, write, persist)`,
+  repeat(RUNS, () => run(['add', '--db', big, '--type', 'note', '--title', `bench add ${n++}`, '--body', 'one more'])), '< 300 ms');
+
+const hasBuild = spawnSync(process.execPath, [cli, 'build', '--help'], { encoding: 'utf8' }).status === 0;
+if (hasBuild) {
+  const task = ['--task-title', 'Fix the webhook retry queue timeout', '--task-description', 'Payments webhook handler times out under load; add a retry queue with a lock.', '--path', 'src/queue/worker.ts'];
+  report(`\`build\` (8,000 tokens), cold: open + build, ${ARTIFACTS.toLocaleString('en')} artifacts`,
+    repeat(RUNS, () => run(['build', '--db', big, '--budget', '8000', '--format', 'json', ...task])), '< 1 s');
+  const inProcess = run(['bench-build', '--db', big, '--budget', '8000', '--repeat', '20', ...task]).stdout;
+  const figures = JSON.parse(inProcess);
+  rows.push(['read all artifact rows (the floor)', fmt(figures.floorMs), '', '']);
+  rows.push(['`build`, warm (repeat build in one process), median', fmt(figures.warmMs), '', '< 50 ms and < 5x floor']);
+  rows.push(['`build`, first build in a process (index + counts)', fmt(figures.firstMs), '', '']);
+}
+
+const dbBytes = fs.statSync(big).size;
+rows.push([`database file / text size`, `${(dbBytes / 1048576).toFixed(1)} MB / ${(textBytes / 1048576).toFixed(1)} MB = ${(dbBytes / textBytes).toFixed(2)}x`, '', '< 2x']);
+
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+console.log(`Machine: ${os.cpus().length} x ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM, Node ${process.version}, ${os.platform()} ${os.release()}\n`);
+console.log('| Measure | Time | Peak RSS | Target |');
+console.log('| --- | --- | --- | --- |');
+for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+if (!process.env.BENCH_KEEP) fs.rmSync(work, { recursive: true, force: true });
+else console.error(`kept ${work}`);

@@ -1,0 +1,763 @@
+/**
+ * End-to-end harness: a real VS Code (code-server 4.100.3 = VS Code 1.100.3) in
+ * Debian's Chromium, driven by playwright-core. `scripts/setup-e2e.sh` installs both.
+ *
+ * Typical use (node:test):
+ *   const server = await startCodeServer({ workspace, extensionsDir, userDataDir, vsixPath });
+ *   const wb = await openWorkbench(server.url, workspace);
+ *   await runCommand(wb.page, 'Context Ledger: Do Something');
+ *   await wb.close(); await server.stop();
+ */
+import { spawn, execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+
+// ---------------------------------------------------------------------------
+// Paths and timeouts
+// ---------------------------------------------------------------------------
+
+function findRepoRoot(start: string): string {
+  let dir = start;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'scripts', 'setup-e2e.sh'))) {
+      return dir;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) {
+      throw new Error(`e2e harness: cannot find the repository root above ${start}`);
+    }
+    dir = parent;
+  }
+}
+
+/** The repository root (works from test/e2e/*.ts and from out/test/e2e/*.js). */
+export const REPO_ROOT: string = findRepoRoot(__dirname);
+
+/** code-server's entry point, as installed by scripts/setup-e2e.sh (override with E2E_CODE_SERVER). */
+export const CODE_SERVER_ENTRY: string =
+  process.env.E2E_CODE_SERVER ?? path.join(REPO_ROOT, '.vscode-test', 'code-server', 'package', 'out', 'node', 'entry.js');
+
+/** Chromium binary (override with E2E_CHROMIUM). */
+export const CHROMIUM_PATH: string = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Where screenshots and logs go by default (git-ignored). */
+export const OUTPUT_DIR: string = path.join(REPO_ROOT, 'test-output', 'e2e');
+
+/** Generous defaults: the first workbench load takes 10–15 s here, CI machines may be slower. */
+export const TIMEOUTS = {
+  serverStart: 60_000,
+  workbench: 90_000,
+  command: 45_000,
+  ui: 30_000,
+} as const;
+
+/** Settings that keep the workbench quiet and deterministic for tests. */
+export const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
+  'security.workspace.trust.enabled': false,
+  'security.workspace.trust.startupPrompt': 'never',
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'extensions.ignoreRecommendations': true,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.commandCenter.enabled': false,
+  'editor.accessibilitySupport': 'off',
+  'git.enabled': false,
+  'git.openRepositoryInParentFolders': 'never',
+  'window.restoreWindows': 'none',
+};
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'shot';
+}
+
+// ---------------------------------------------------------------------------
+// code-server
+// ---------------------------------------------------------------------------
+
+export interface CodeServerOptions {
+  /** Folder opened in the workbench. */
+  workspace: string;
+  /** --extensions-dir: unpacked extensions (folders named publisher.name-version) or where a .vsix is installed. */
+  extensionsDir: string;
+  /** --user-data-dir: user settings live in <userDataDir>/User/settings.json. */
+  userDataDir: string;
+  /** A packaged extension to install (`--install-extension`) before the server starts. */
+  vsixPath?: string;
+  /** Extra user settings, merged over DEFAULT_SETTINGS. */
+  settings?: Record<string, unknown>;
+  /** Where the server log is written; defaults to OUTPUT_DIR/code-server-<port>.log. */
+  logFile?: string;
+  /** Extra environment for the server (and so for the extension host). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CodeServer {
+  url: string;
+  port: number;
+  logFile: string;
+  /** The last lines the server printed (for error messages). */
+  recentOutput(): string;
+  stop(): Promise<void>;
+}
+
+function assertInstalled(): void {
+  if (!fs.existsSync(CODE_SERVER_ENTRY)) {
+    throw new Error(`code-server is not installed at ${CODE_SERVER_ENTRY}; run: bash scripts/setup-e2e.sh`);
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (asked from the OS, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => (port ? resolve(port) : reject(new Error('could not get a free port'))));
+    });
+  });
+}
+
+function httpStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+/** Installs a .vsix into extensionsDir with code-server's own CLI. */
+export async function installVsix(vsixPath: string, extensionsDir: string, userDataDir: string): Promise<string> {
+  assertInstalled();
+  if (!fs.existsSync(vsixPath)) {
+    throw new Error(`installVsix: no such file ${vsixPath}`);
+  }
+  const args = [
+    CODE_SERVER_ENTRY,
+    '--extensions-dir', extensionsDir,
+    '--user-data-dir', userDataDir,
+    '--install-extension', path.resolve(vsixPath),
+    '--force',
+  ];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { timeout: TIMEOUTS.serverStart, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const out = `${stdout}${stderr}`;
+      if (err || !/successfully installed/i.test(out)) {
+        reject(new Error(`installing ${vsixPath} failed: ${err ? err.message : ''}\n${out}`));
+      } else {
+        resolve(out.trim());
+      }
+    });
+  });
+}
+
+/** Writes <userDataDir>/User/settings.json: DEFAULT_SETTINGS plus `settings`. */
+export function writeUserSettings(userDataDir: string, settings: Record<string, unknown> = {}): string {
+  const file = path.join(userDataDir, 'User', 'settings.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2));
+  return file;
+}
+
+/**
+ * Starts code-server on a free 127.0.0.1 port (no auth) and resolves when it answers HTTP.
+ * The server runs in its own process group; stop() ends the whole group (extension host included).
+ */
+export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
+  assertInstalled();
+  for (const dir of [options.workspace, options.extensionsDir, options.userDataDir, OUTPUT_DIR]) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+  if (options.vsixPath) {
+    await installVsix(options.vsixPath, options.extensionsDir, options.userDataDir);
+  }
+  writeUserSettings(options.userDataDir, options.settings);
+
+  let lastError: Error | undefined;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    try {
+      return await launch(options, port);
+    } catch (err) {
+      lastError = err instanceof Error ? err : new Error(String(err));
+      // Only a lost race for the port is worth another try.
+      if (!/EADDRINUSE/.test(lastError.message)) {
+        throw lastError;
+      }
+    }
+  }
+  throw lastError ?? new Error('startCodeServer failed');
+}
+
+async function launch(options: CodeServerOptions, port: number): Promise<CodeServer> {
+  const logFile = options.logFile ?? path.join(OUTPUT_DIR, `code-server-${port}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = fs.createWriteStream(logFile);
+  const recent: string[] = [];
+  const remember = (chunk: Buffer): void => {
+    log.write(chunk);
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line.trim()) {
+        recent.push(line);
+      }
+    }
+    if (recent.length > 80) {
+      recent.splice(0, recent.length - 80);
+    }
+  };
+  const recentOutput = (): string => recent.join('\n');
+
+  const args = [
+    CODE_SERVER_ENTRY,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--extensions-dir', options.extensionsDir,
+    '--user-data-dir', options.userDataDir,
+    options.workspace,
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: options.workspace,
+    detached: true, // own process group, so stop() can end the extension host and pty host too
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      // A private config file: code-server otherwise writes ~/.config/code-server/config.yaml.
+      XDG_CONFIG_HOME: path.join(options.userDataDir, 'xdg-config'),
+      ...options.env,
+    },
+  });
+  child.stdout?.on('data', remember);
+  child.stderr?.on('data', remember);
+
+  let exited: string | undefined;
+  const exitPromise = new Promise<void>((resolve) => {
+    child.on('exit', (code, signal) => {
+      exited = `code-server exited (code ${String(code)}, signal ${String(signal)})`;
+      resolve();
+    });
+  });
+
+  const killGroup = (signal: NodeJS.Signals): void => {
+    if (child.pid === undefined) {
+      return;
+    }
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
+    if (exited === undefined) {
+      killGroup('SIGTERM');
+      const done = await Promise.race([exitPromise.then(() => true), sleep(5_000).then(() => false)]);
+      if (!done) {
+        killGroup('SIGKILL');
+        await Promise.race([exitPromise, sleep(2_000)]);
+      }
+    }
+    // Stragglers (extension host) may outlive the parent for a moment.
+    killGroup('SIGKILL');
+    await new Promise<void>((resolve) => log.end(resolve));
+  };
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + TIMEOUTS.serverStart;
+  for (;;) {
+    if (exited !== undefined) {
+      await stop();
+      throw new Error(`${exited} before answering HTTP on ${url}. Log ${logFile}:\n${recentOutput()}`);
+    }
+    const status = await httpStatus(`${url}/healthz`);
+    if (status >= 200 && status < 500) {
+      break;
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`code-server did not answer on ${url} within ${TIMEOUTS.serverStart} ms. Log ${logFile}:\n${recentOutput()}`);
+    }
+    await sleep(250);
+  }
+  return { url, port, logFile, recentOutput, stop };
+}
+
+// ---------------------------------------------------------------------------
+// Browser / workbench
+// ---------------------------------------------------------------------------
+
+export interface Workbench {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and page errors seen so far (useful in failure messages). */
+  consoleErrors: string[];
+  close(): Promise<void>;
+}
+
+const screenshotDirs = new WeakMap<Page, string>();
+
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Opens the workbench for `folder` in headless Chromium, with clipboard permissions,
+ * and waits until the workbench has rendered and the extension host is up.
+ */
+export async function openWorkbench(url: string, folder: string, screenshotDir: string = OUTPUT_DIR): Promise<Workbench> {
+  if (!fs.existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH}; run: bash scripts/setup-e2e.sh`);
+  }
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
+  const consoleErrors: string[] = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+    const page = await context.newPage();
+    page.setDefaultTimeout(TIMEOUTS.ui);
+    screenshotDirs.set(page, screenshotDir);
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') {
+        consoleErrors.push(msg.text());
+      }
+    });
+    page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
+
+    const target = new URL(url);
+    target.searchParams.set('folder', path.resolve(folder));
+    await page.goto(target.toString(), { waitUntil: 'domcontentloaded', timeout: TIMEOUTS.workbench });
+    await withFailureScreenshot(page, 'open-workbench', async () => {
+      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+      await waitForWorkbenchReady(page);
+    });
+    const close = async (): Promise<void> => {
+      await browser.close().catch(() => undefined);
+    };
+    return { browser, context, page, consoleErrors, close };
+  } catch (err) {
+    await browser.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Waits for the parts of the workbench tests touch: the status bar and the explorer
+ * showing the folder. Extension activation is separate: use runCommand (it retries until
+ * the command is registered) or waitForStatusBarText.
+ */
+export async function waitForWorkbenchReady(page: Page, timeout: number = TIMEOUTS.workbench): Promise<void> {
+  await page.locator('#workbench\\.parts\\.statusbar').waitFor({ state: 'visible', timeout });
+  // The remote connection indicator and the explorer only render once the server side is connected.
+  await page.locator('.explorer-folders-view, .explorer-viewlet, .pane-body').first().waitFor({ state: 'attached', timeout });
+}
+
+// ---------------------------------------------------------------------------
+// Screenshots and failure reporting
+// ---------------------------------------------------------------------------
+
+/** Saves a full-window screenshot as <screenshotDir>/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const dir = screenshotDirs.get(page) ?? OUTPUT_DIR;
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${safeName(name)}.png`);
+  await page.screenshot({ path: file, timeout: TIMEOUTS.ui });
+  return file;
+}
+
+/**
+ * Runs `fn`; if it throws, takes a screenshot named failure-<what>-<time>.png and rethrows
+ * with the screenshot's path added to the message.
+ */
+export async function withFailureScreenshot<T>(page: Page, what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    let shot = '(screenshot failed)';
+    try {
+      shot = await screenshot(page, `failure-${what}-${Date.now()}`);
+    } catch (shotErr) {
+      shot = `(screenshot failed: ${errorMessage(shotErr)})`;
+    }
+    const wrapped = new Error(`${what}: ${errorMessage(err)}\n  screenshot: ${shot}`);
+    if (err instanceof Error && err.stack) {
+      wrapped.stack = `${wrapped.message}\n  caused by: ${err.stack}`;
+    }
+    throw wrapped;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Quick input (command palette, quick open)
+// ---------------------------------------------------------------------------
+
+const QUICK_INPUT = '.quick-input-widget';
+const QUICK_INPUT_BOX = '.quick-input-widget .quick-input-box input';
+const QUICK_INPUT_ROWS = '.quick-input-widget .quick-input-list .monaco-list-row';
+
+function normalize(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+async function quickInputLabels(page: Page): Promise<string[]> {
+  const rows = page.locator(QUICK_INPUT_ROWS);
+  const labels: string[] = [];
+  for (const row of await rows.all()) {
+    const label = await row.locator('.label-name').first().textContent({ timeout: 1_000 }).catch(() => null);
+    if (label !== null) {
+      labels.push(normalize(label));
+    }
+  }
+  return labels;
+}
+
+async function closeQuickInput(page: Page): Promise<void> {
+  const widget = page.locator(QUICK_INPUT);
+  if (await widget.isVisible()) {
+    await page.keyboard.press('Escape');
+    await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  }
+}
+
+/**
+ * With a quick input open: sets its text to `value`, waits until a row whose label
+ * matches `want` appears (retyping now and then, as the list is only recomputed on input),
+ * moves the focus to it with the arrow keys and presses Enter.
+ */
+async function pickInQuickInput(
+  page: Page,
+  value: string,
+  want: (label: string) => boolean,
+  describe: string,
+  timeout: number,
+): Promise<void> {
+  const input = page.locator(QUICK_INPUT_BOX);
+  await input.waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+  const deadline = Date.now() + timeout;
+  let labels: string[] = [];
+  let round = 0;
+  for (;;) {
+    // Retype: some providers (commands from an extension host that is still starting,
+    // file search) only show new entries when the input changes.
+    await input.fill(round % 2 === 0 ? value : `${value} `);
+    if (round % 2 === 1) {
+      await input.press('Backspace');
+    }
+    round++;
+    const stepEnd = Math.min(deadline, Date.now() + 3_000);
+    while (Date.now() < stepEnd) {
+      labels = await quickInputLabels(page);
+      const index = labels.findIndex(want);
+      if (index >= 0) {
+        await focusRow(page, want);
+        await page.keyboard.press('Enter');
+        await page.locator(QUICK_INPUT).waitFor({ state: 'hidden', timeout: TIMEOUTS.ui }).catch(() => undefined);
+        return;
+      }
+      await sleep(200);
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(
+        `no ${describe} in the quick input after ${timeout} ms (typed ${JSON.stringify(value)}); ` +
+          `rows shown: ${labels.length ? labels.map((l) => JSON.stringify(l)).join(', ') : '(none)'}`,
+      );
+    }
+  }
+}
+
+async function focusedLabel(page: Page): Promise<string | null> {
+  const focused = page.locator(`${QUICK_INPUT_ROWS}.focused .label-name`).first();
+  if ((await focused.count()) === 0) {
+    return null;
+  }
+  const text = await focused.textContent({ timeout: 1_000 }).catch(() => null);
+  return text === null ? null : normalize(text);
+}
+
+async function focusRow(page: Page, want: (label: string) => boolean): Promise<void> {
+  // The list has at most a few dozen rows for a specific query; walk down to the wanted one.
+  for (let i = 0; i < 60; i++) {
+    const label = await focusedLabel(page);
+    if (label !== null && want(label)) {
+      return;
+    }
+    await page.keyboard.press('ArrowDown');
+    await sleep(30);
+  }
+  throw new Error('could not move the quick input focus to the wanted row');
+}
+
+/**
+ * Runs a command from the command palette by its displayed title, e.g.
+ * "Context Ledger: Show Ledger" (category + ": " + title, exactly as the palette shows it).
+ * Retries until the command is registered (the extension host may still be starting).
+ */
+export async function runCommand(page: Page, title: string, timeout: number = TIMEOUTS.command): Promise<void> {
+  await withFailureScreenshot(page, `runCommand-${title}`, async () => {
+    await closeQuickInput(page);
+    await page.locator('.monaco-workbench').click({ position: { x: 5, y: 5 }, trial: true }).catch(() => undefined);
+    await page.keyboard.press('F1');
+    await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+    const want = normalize(title);
+    await pickInQuickInput(page, `>${title}`, (label) => label === want, `command ${JSON.stringify(title)}`, timeout);
+  });
+}
+
+/** Opens a workspace file by its path relative to the workspace folder, via Quick Open (Ctrl+P). */
+export async function openFile(page: Page, relPath: string, timeout: number = TIMEOUTS.command): Promise<void> {
+  await withFailureScreenshot(page, `openFile-${relPath}`, async () => {
+    await closeQuickInput(page);
+    await page.keyboard.press('Control+P');
+    await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+    const rel = relPath.split(path.sep).join('/');
+    const base = path.posix.basename(rel);
+    const dir = path.posix.dirname(rel);
+    // Quick Open shows the file name as the label and its folder as the description;
+    // several files may share a name, so match both.
+    await pickFileRow(page, rel, base, dir === '.' ? '' : dir, timeout);
+    await waitFor(() => activeEditorTitle(page), (title) => title === base, `an editor titled ${JSON.stringify(base)}`);
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+  });
+}
+
+async function pickFileRow(page: Page, rel: string, base: string, dir: string, timeout: number): Promise<void> {
+  const input = page.locator(QUICK_INPUT_BOX);
+  const deadline = Date.now() + timeout;
+  let seen: string[] = [];
+  let round = 0;
+  while (Date.now() < deadline) {
+    await input.fill(round++ % 2 === 0 ? rel : `${rel} `);
+    const stepEnd = Math.min(deadline, Date.now() + 3_000);
+    while (Date.now() < stepEnd) {
+      seen = [];
+      const rows = await page.locator(QUICK_INPUT_ROWS).all();
+      for (const row of rows) {
+        const label = normalize((await row.locator('.label-name').first().textContent({ timeout: 1_000 }).catch(() => '')) ?? '');
+        const desc = normalize((await row.locator('.label-description').first().textContent({ timeout: 1_000 }).catch(() => '')) ?? '');
+        seen.push(`${label} (${desc})`);
+        if (label === base && (dir === '' ? desc === '' : desc === dir || desc.endsWith(`/${dir}`))) {
+          await row.click();
+          await page.locator(QUICK_INPUT).waitFor({ state: 'hidden', timeout: TIMEOUTS.ui }).catch(() => undefined);
+          return;
+        }
+      }
+      await sleep(200);
+    }
+  }
+  throw new Error(`no file ${JSON.stringify(rel)} in Quick Open after ${timeout} ms; rows: ${seen.join(', ') || '(none)'}`);
+}
+
+/** Opens a view by name through Quick Open's "view " provider (same as "View: Open View..."). */
+export async function openView(page: Page, viewName: string, timeout: number = TIMEOUTS.command): Promise<void> {
+  await withFailureScreenshot(page, `openView-${viewName}`, async () => {
+    await closeQuickInput(page);
+    await page.keyboard.press('Control+P');
+    await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+    const want = normalize(viewName).toLowerCase();
+    await pickInQuickInput(page, `view ${viewName}`, (label) => label.toLowerCase() === want, `view ${JSON.stringify(viewName)}`, timeout);
+    await viewPane(page, viewName).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Clipboard, status bar, notifications, trees, editor
+// ---------------------------------------------------------------------------
+
+/**
+ * Reads the browser clipboard (what `vscode.env.clipboard.writeText` wrote).
+ * The page must have focus; headless Chromium keeps it when the window is brought to front.
+ */
+export async function readClipboard(page: Page): Promise<string> {
+  await page.bringToFront();
+  // A string expression: the project's TypeScript lib has no DOM types.
+  const text = await page.evaluate<unknown>('navigator.clipboard.readText()');
+  if (typeof text !== 'string') {
+    throw new Error(`clipboard read returned ${typeof text}`);
+  }
+  return text;
+}
+
+/** Waits until `read` returns a value accepted by `accept` (polling), returning it. */
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+  timeout: number = TIMEOUTS.ui,
+): Promise<T> {
+  const deadline = Date.now() + timeout;
+  let last: T | undefined;
+  let lastErr: unknown;
+  while (Date.now() < deadline) {
+    try {
+      last = await read();
+      if (accept(last)) {
+        return last;
+      }
+    } catch (err) {
+      lastErr = err;
+    }
+    await sleep(250);
+  }
+  throw new Error(
+    `timed out after ${timeout} ms waiting for ${what}; last value: ${JSON.stringify(last)}` +
+      (lastErr ? `; last error: ${errorMessage(lastErr)}` : ''),
+  );
+}
+
+/** Waits until the clipboard content matches `expected` and returns it. */
+export async function waitForClipboard(page: Page, expected: RegExp | string, timeout: number = TIMEOUTS.ui): Promise<string> {
+  return withFailureScreenshot(page, 'clipboard', () =>
+    waitFor(
+      () => readClipboard(page),
+      (text) => (typeof expected === 'string' ? text === expected : expected.test(text)),
+      `clipboard to match ${String(expected)}`,
+      timeout,
+    ),
+  );
+}
+
+/** The visible texts of all status bar items (icons appear as nothing, spaces collapsed). */
+export async function statusBarTexts(page: Page): Promise<string[]> {
+  const items = page.locator('#workbench\\.parts\\.statusbar .statusbar-item');
+  const texts = await items.allInnerTexts();
+  return texts.map(normalize).filter((t) => t.length > 0);
+}
+
+/** Waits until some status bar item's text matches `pattern`; returns that text. */
+export async function waitForStatusBarText(page: Page, pattern: RegExp, timeout: number = TIMEOUTS.command): Promise<string> {
+  return withFailureScreenshot(page, `statusbar-${pattern.source}`, async () => {
+    const texts = await waitFor(
+      () => statusBarTexts(page),
+      (all) => all.some((t) => pattern.test(t)),
+      `a status bar item matching ${String(pattern)}`,
+      timeout,
+    );
+    return texts.find((t) => pattern.test(t))!;
+  });
+}
+
+/** Messages of the notification toasts currently shown. */
+export async function notifications(page: Page): Promise<string[]> {
+  const texts = await page.locator('.notifications-toasts .notification-list-item-message').allInnerTexts();
+  return texts.map(normalize);
+}
+
+/** Waits for a notification toast whose message matches `pattern`; returns its text. */
+export async function waitForNotification(page: Page, pattern: RegExp, timeout: number = TIMEOUTS.command): Promise<string> {
+  return withFailureScreenshot(page, `notification-${pattern.source}`, async () => {
+    const all = await waitFor(() => notifications(page), (n) => n.some((t) => pattern.test(t)), `a notification matching ${String(pattern)}`, timeout);
+    await sleep(500); // toasts slide in; let the animation finish so screenshots show them
+    return all.find((t) => pattern.test(t))!;
+  });
+}
+
+/** The pane (in any side bar or panel) whose header title is `viewTitle` (case-insensitive). */
+export function viewPane(page: Page, viewTitle: string): Locator {
+  const escaped = viewTitle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return page
+    .locator('.pane')
+    .filter({ has: page.locator('.pane-header h3.title', { hasText: new RegExp(`^\\s*${escaped}\\s*$`, 'i') }) })
+    .first();
+}
+
+export interface TreeItem {
+  label: string;
+  description: string;
+  /** 1 for top-level items. */
+  depth: number;
+  /** undefined for leaves. */
+  expanded: boolean | undefined;
+}
+
+/** The rendered (visible) items of the tree in the view titled `viewTitle`, top to bottom. */
+export async function treeItems(page: Page, viewTitle: string): Promise<TreeItem[]> {
+  const pane = viewPane(page, viewTitle);
+  if ((await pane.count()) === 0) {
+    throw new Error(`no view titled ${JSON.stringify(viewTitle)} is open (use openView first)`);
+  }
+  const header = pane.locator('.pane-header').first();
+  if ((await header.getAttribute('aria-expanded')) === 'false') {
+    await header.click();
+  }
+  const rows = pane.locator('.pane-body .monaco-list-row');
+  const items: TreeItem[] = [];
+  for (const row of await rows.all()) {
+    const label = normalize((await row.locator('.label-name, .monaco-highlighted-label').first().textContent().catch(() => '')) ?? '');
+    const description = normalize((await row.locator('.label-description').first().textContent().catch(() => '')) ?? '');
+    const level = Number((await row.getAttribute('aria-level')) ?? '1');
+    const exp = await row.getAttribute('aria-expanded');
+    items.push({ label, description, depth: Number.isFinite(level) ? level : 1, expanded: exp === null ? undefined : exp === 'true' });
+  }
+  return items;
+}
+
+/** Waits until the tree in `viewTitle` shows items accepted by `accept`; returns them. */
+export async function waitForTreeItems(
+  page: Page,
+  viewTitle: string,
+  accept: (items: TreeItem[]) => boolean,
+  timeout: number = TIMEOUTS.ui,
+): Promise<TreeItem[]> {
+  return withFailureScreenshot(page, `tree-${viewTitle}`, () =>
+    waitFor(() => treeItems(page, viewTitle), accept, `tree items in ${JSON.stringify(viewTitle)}`, timeout),
+  );
+}
+
+/** The text of the active editor, as Monaco renders it (visible lines only; fine for short files). */
+export async function activeEditorText(page: Page): Promise<string> {
+  const lines = page.locator('.editor-group-container.active .monaco-editor .view-lines .view-line');
+  const tops: { top: number; text: string }[] = [];
+  for (const line of await lines.all()) {
+    const style = (await line.getAttribute('style')) ?? '';
+    const top = Number(/top:\s*(-?\d+(?:\.\d+)?)px/.exec(style)?.[1] ?? '0');
+    tops.push({ top, text: (await line.textContent()) ?? '' });
+  }
+  tops.sort((a, b) => a.top - b.top);
+  return tops.map((l) => l.text.replace(/\u00a0/g, ' ')).join('\n');
+}
+
+/** The title of the active editor tab. */
+export async function activeEditorTitle(page: Page): Promise<string> {
+  const tab = page.locator('.editor-group-container.active .tab.active .label-name, .editor-group-container.active .title-label .label-name').first();
+  return normalize((await tab.textContent()) ?? '');
+}
