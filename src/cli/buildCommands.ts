@@ -1,4 +1,102 @@
-import type { Command } from './commands';
+import { assembleContext, renderExplain, toContractJson, type AssembleRequest } from '../core/assemble';
+import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
+import { type OptionSpecs, listOption, listOfValues, stringOption } from './args';
+import { type Command, type CommandContext, isJson, printJson, withRead, withWrite } from './commands';
 
-/** `build` and `explain` arrive with the assembler. */
-export const BUILD_COMMANDS: readonly Command[] = [];
+const BUILD_OPTIONS: OptionSpecs = {
+  budget: { type: 'string', value: 'tokens', description: 'Token budget for the whole output (default: 8000).' },
+  'task-title': { type: 'string', value: 'text', description: 'What the agent is about to do.' },
+  'task-description': { type: 'string', value: 'text', description: 'More about the task.' },
+  label: { type: 'string', multiple: true, description: 'A task label (bug, security, ...); repeatable.' },
+  path: { type: 'string', multiple: true, description: 'A workspace-relative file in play; repeatable.' },
+  task: { type: 'string', value: 'task-id', description: 'Build for this stored task (default: the active task, unless --task-title is given).' },
+  stage: { type: 'string', description: "Override the task's stage (plan, develop, review, test, ...)." },
+  now: { type: 'string', value: 'ISO-8601', description: 'The time to build at (for reproducible output and benchmarks).' },
+  tokenizer: { type: 'string', value: TOKENIZERS.join('|'), description: 'Tokenizer that counts the budget (default: o200k_base).' },
+  'no-workflow': { type: 'boolean', description: 'Leave out workflow memory (layer 4).' },
+  'no-instructions': { type: 'boolean', description: 'Leave out knowledge-production instructions (layer 5).' },
+  'no-log': { type: 'boolean', description: 'Do not record this build in the assembly log (read-only).' },
+};
+
+function parseBudget(raw: string | undefined): number {
+  if (raw === undefined) return 8000;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || !Number.isInteger(value)) {
+    throw new UserError(`--budget must be a whole number of tokens, not "${raw}".`);
+  }
+  return value;
+}
+
+function parseNow(raw: string | undefined): Date | undefined {
+  if (raw === undefined) return undefined;
+  const time = Date.parse(raw);
+  if (Number.isNaN(time)) throw new UserError(`--now is not a date: "${raw}".`, 'Use ISO 8601, e.g. 2026-07-15T21:10:07Z.');
+  return new Date(time);
+}
+
+/** Turns CLI flags into the one request every way of building context uses. */
+function requestFromOptions(context: CommandContext, trigger: string): { request: AssembleRequest; taskId?: string; log: boolean } {
+  const { options } = context;
+  const tokenizer = stringOption(options, 'tokenizer') ?? 'o200k_base';
+  if (!isTokenizerName(tokenizer)) throw new UserError(`Unknown tokenizer "${tokenizer}".`, `Use one of: ${TOKENIZERS.join(', ')}.`);
+  const title = stringOption(options, 'task-title');
+  const description = stringOption(options, 'task-description');
+  const labels = listOfValues(options, 'label');
+  const stage = stringOption(options, 'stage');
+  const taskId = stringOption(options, 'task');
+  const adHoc = title !== undefined || description !== undefined || labels.length > 0;
+  const request: AssembleRequest = {
+    budget: parseBudget(stringOption(options, 'budget')),
+    tokenizer,
+    now: parseNow(stringOption(options, 'now')),
+    paths: listOption(options, 'path'),
+    trigger,
+    options: {
+      ...(options['no-workflow'] === true ? { includeWorkflow: false } : {}),
+      ...(options['no-instructions'] === true ? { includeInstructions: false } : {}),
+    },
+  };
+  if (adHoc) request.task = { title, description, labels, stage };
+  return { request, taskId, log: options['no-log'] !== true };
+}
+
+async function build(context: CommandContext, trigger: string) {
+  const { request, taskId, log } = requestFromOptions(context, trigger);
+  const run = async (store: Parameters<typeof assembleContext>[0]) => {
+    if (taskId !== undefined) {
+      const task = store.requireTask(taskId);
+      request.task = { id: task.id, title: task.title, description: task.description, labels: task.labels, stage: stringOption(context.options, 'stage') ?? task.stage };
+    }
+    return assembleContext(store, { ...request, log });
+  };
+  // Logging writes the assembly_log row, so it goes through the locked write path.
+  return log ? withWrite(context, run, false) : withRead(context, run);
+}
+
+const buildCommand: Command = {
+  name: 'build',
+  summary: 'Build the context an agent should get for a task and files, within a token budget.',
+  usage: 'context-ledger build [--budget <tokens>] [--task-title <text>] [--task-description <text>] [--label <l>]... [--path <p>]... [--format json]',
+  options: BUILD_OPTIONS,
+  details: 'Prints Markdown by default; --format json prints the contract object (items, excluded, tokensUsed, text).',
+  async run(context) {
+    const result = await build(context, 'cli');
+    if (isJson(context)) return printJson(context, toContractJson(result));
+    context.out(result.text);
+    context.err(`${result.tokensUsed}/${result.budget} tokens (${result.tokenizer}); ${result.items.length} items, ${result.excluded.length} left out.`);
+  },
+};
+
+const explainCommand: Command = {
+  name: 'explain',
+  summary: 'Explain a build: per artifact, its score components and why it is in, cut or out.',
+  usage: 'context-ledger explain [same options as build]',
+  options: BUILD_OPTIONS,
+  async run(context) {
+    const result = await build(context, 'cli-explain');
+    if (isJson(context)) return printJson(context, result);
+    context.out(renderExplain(result));
+  },
+};
+
+export const BUILD_COMMANDS: readonly Command[] = [buildCommand, explainCommand];

@@ -75,7 +75,7 @@ async function openLedger(context: CommandContext, create = false): Promise<Ledg
 }
 
 /** Opens the ledger, runs a write under its lock, persists, and closes. */
-async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T, create = true): Promise<T> {
+async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true): Promise<T> {
   const ledger = await openLedger(context, create);
   try {
     return await ledger.write(fn);

@@ -168,7 +168,7 @@ export class LedgerFile {
    * Applies `fn` under the write lock to the freshest data and persists the result. If
    * `fn` throws, nothing is written and the in-memory store is reloaded from disk.
    */
-  async write<T>(fn: (store: LedgerStore) => T): Promise<T> {
+  async write<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     this.assertWritable();
     const release = await this.acquireLock();
     try {
@@ -176,7 +176,7 @@ export class LedgerFile {
       let result: T;
       const before = this.current.generation;
       try {
-        result = fn(this.current);
+        result = await fn(this.current);
       } catch (error) {
         this.reloadAfterFailure();
         throw error;

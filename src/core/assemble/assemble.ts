@@ -1,0 +1,761 @@
+declare global { var __ASM_DEBUG: boolean | undefined; }
+import { type Artifact, type Task, type TaskEvent, type TokenizerName, UserError, isTokenizerName } from '../model';
+import type { LedgerStore } from '../store';
+import { contentHash, type TokenCounter } from '../tokens';
+import { type DocInfo, type LedgerIndex, type RenderMemo, carryIndexOverOwnWrites, ledgerIndex, tokenCounter } from './cache';
+import { type GateContext, passesGate } from './gating';
+import { type Level, type PackEntry, type PackState, packGreedy } from './pack';
+import { type ActivePath, type PathMatch, matchGlob, pathProximity, toActivePath } from './paths';
+import { makePreview } from './preview';
+import { DEFAULT_BUDGET, resolveOptions, validateBudget } from './options';
+import { redactSecrets } from './redact';
+import { type QuerySource, buildQuery } from './relevance';
+import {
+  type SectionKey,
+  SECTION_TITLES,
+  demoteHeadings,
+  fullBlock,
+  oneLine,
+  previewBlock,
+  renderDocument,
+  sectionFor,
+  titleLine,
+  trimBlankLines,
+} from './render';
+import { DAY_MS, scoreComponents, sumComponents } from './score';
+import { foldForPhrase } from './text';
+import type {
+  AssembleOptions,
+  AssembleRequest,
+  AssembleResult,
+  AssembleTask,
+  ExcludedItem,
+  ItemMode,
+  Layer,
+  ResultItem,
+  ScoreComponents,
+} from './types';
+import { LAYERS } from './types';
+import { instructionsFor, workflowNarrative } from './workflow';
+
+interface ResolvedTask {
+  id?: string;
+  title: string;
+  description: string;
+  labels: string[];
+  stage?: string;
+}
+
+function stringArray(value: unknown, name: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new UserError(`"${name}" must be a list of strings.`);
+  return value as string[];
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new UserError(`"${name}" must be text.`);
+  return value;
+}
+
+function resolveTask(store: LedgerStore, requested: AssembleTask | undefined): ResolvedTask | undefined {
+  let stored: Task | undefined;
+  if (requested === undefined) {
+    stored = store.getActiveTask();
+    if (!stored) return undefined;
+  } else {
+    if (requested === null || typeof requested !== 'object') throw new UserError('"task" must be an object.');
+    const id = optionalString(requested.id, 'task.id');
+    if (id !== undefined && id.trim() !== '') {
+      stored = store.getTask(id);
+      if (!stored) throw new UserError(`No task "${id}".`, 'List tasks with `context-ledger task list`.');
+    }
+  }
+  const title = optionalString(requested?.title, 'task.title') ?? stored?.title ?? '';
+  const description = optionalString(requested?.description, 'task.description') ?? stored?.description ?? '';
+  const labels = requested?.labels !== undefined ? stringArray(requested.labels, 'task.labels') : (stored?.labels ?? []);
+  const stage = optionalString(requested?.stage, 'task.stage') ?? stored?.stage;
+  const task: ResolvedTask = { title: title.trim(), description: description.trim(), labels: labels.map((l) => l.trim()).filter(Boolean) };
+  if (stored) task.id = stored.id;
+  if (stage && stage.trim() !== '') task.stage = stage.trim();
+  return task;
+}
+
+const PATH_IN_TEXT =
+  /(?:^|[\s`'"(])(\.?(?:[\w.-]+\/)+[\w.*-]*|\.?[\w-]+\.(?:go|ts|tsx|js|jsx|mjs|cjs|rs|py|java|kt|rb|php|cs|cpp|cc|c|h|hpp|swift|md|mdx|yml|yaml|json|toml|ini|sh|sql|proto|css|scss|html|vue|svelte|lock|txt))(?=$|[\s`'"),:;])/g;
+
+/** Paths written in the task text (`internal/rc/`, `.golangci.yml`) count as active paths. */
+export function pathsInText(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(PATH_IN_TEXT)) {
+    const path = match[1]!;
+    if (/^\.+\/?$/.test(path) || /^https?:/.test(path) || /\/\//.test(path)) continue;
+    if (!found.includes(path)) found.push(path);
+  }
+  return found;
+}
+
+/** Without explicit paths, recently worked-on files stand in for the editor's state. */
+function recentFiles(store: LedgerStore, now: Date): string[] {
+  const horizon = now.getTime() - 7 * DAY_MS;
+  const rows = store
+    .fileActivity()
+    .map((f) => {
+      const times = [f.lastEditedAt, f.lastSavedAt, f.lastOpenedAt].map((t) => (t ? Date.parse(t) : 0)).filter((t) => !Number.isNaN(t));
+      return { path: f.path, at: Math.max(0, ...times) };
+    })
+    .filter((f) => f.at >= horizon)
+    .sort((a, b) => b.at - a.at || (a.path < b.path ? -1 : 1));
+  return rows.slice(0, 20).map((f) => f.path);
+}
+
+interface Candidate {
+  doc: DocInfo;
+  artifact: Artifact;
+  layer: Exclude<Layer, 'workflow' | 'instructions'>;
+  components: ScoreComponents;
+  score: number;
+  pathMatch?: PathMatch;
+  proximity: number;
+  unmatchedPath: boolean;
+  referenced: boolean;
+  bm25: number;
+}
+
+interface Rendered {
+  title: string;
+  memo: RenderMemo;
+}
+
+/** Everything one build needs, passed around instead of a dozen parameters. */
+interface Build {
+  store: LedgerStore;
+  options: AssembleOptions;
+  counter: TokenCounter;
+  tokenizer: TokenizerName;
+  idx: LedgerIndex;
+  optionsKey: string;
+}
+
+function renderKey(build: Build, artifact: Artifact): string {
+  return `${artifact.contentHash}|${build.optionsKey}`;
+}
+
+function rendered(build: Build, artifact: Artifact): Rendered {
+  const key = renderKey(build, artifact);
+  let memo = build.idx.renders.get(key);
+  if (!memo) {
+    let body = trimBlankLines(demoteHeadings(artifact.body));
+    let redactions: Record<string, number> = {};
+    let redactionCount = 0;
+    if (build.options.redact) {
+      const result = redactSecrets(body, build.options.redactAllow);
+      body = result.text;
+      redactions = result.kinds;
+      redactionCount = result.count;
+    }
+    memo = { body, bodyHash: body === artifact.body ? artifact.contentHash : contentHash(body), redactions, redactionCount };
+    if (build.idx.renders.size > 50_000) build.idx.renders.clear();
+    build.idx.renders.set(key, memo);
+  }
+  const title = build.options.redact ? redactSecrets(artifact.title, build.options.redactAllow).text : artifact.title;
+  return { title, memo };
+}
+
+function previewOf(build: Build, artifact: Artifact, memo: RenderMemo): string {
+  if (memo.preview === undefined) {
+    const preview = makePreview(memo.body, build.options.previewChars, artifact.summary ? redactSecrets(artifact.summary, build.options.redactAllow).text : null);
+    memo.preview = preview;
+    const kinds: Record<string, number> = {};
+    for (const match of preview.matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)) kinds[match[1]!] = (kinds[match[1]!] ?? 0) + 1;
+    memo.previewRedactions = memo.redactionCount > 0 ? kinds : {};
+  }
+  return memo.preview;
+}
+
+function countCached(build: Build, key: string, text: () => string): number {
+  const full = `${build.tokenizer}|${key}`;
+  let n = build.idx.counts.get(full);
+  if (n === undefined) {
+    n = build.counter.count(text());
+    if (build.idx.counts.size > 200_000) build.idx.counts.clear();
+    build.idx.counts.set(full, n);
+  }
+  return n;
+}
+
+/** Token cost of an artifact at a level, as a block in the document (its separator included). */
+function artifactCost(build: Build, artifact: Artifact, level: 1 | 2 | 3): number {
+  const { title, memo } = rendered(build, artifact);
+  const base = `${artifact.id}|${renderKey(build, artifact)}`;
+  if (level === 1) return countCached(build, `t|${base}`, () => titleLine(artifact, title)) + 1;
+  if (level === 2) return countCached(build, `p|${base}`, () => previewBlock(artifact, title, previewOf(build, artifact, memo))) + 2;
+  const head = countCached(build, `h|${base}`, () => `${fullBlock(artifact, title, '')}\n\n`);
+  const body = memo.body === '' ? 0 : build.counter.countWithHash(memo.body, memo.bodyHash);
+  return head + body + 2;
+}
+
+/** A lower-bound-ish guess used to order work before counting exactly. */
+function artifactEstimate(artifact: Artifact, level: 1 | 2 | 3, previewChars: number): number {
+  const head = artifact.title.length + artifact.id.length + 24;
+  if (level === 1) return Math.ceil(head / 4.5);
+  if (level === 2) return Math.ceil((head + Math.min(previewChars, artifact.body.length)) / 4.5);
+  return Math.ceil((head + artifact.body.length) / 5);
+}
+
+const VALUE_OF_LEVEL = (options: AssembleOptions): readonly [number, number, number, number] => [
+  0,
+  options.titles ? options.modeValue.title : 0,
+  options.previews ? options.modeValue.preview : 0,
+  1,
+];
+
+function compareCandidates(a: Candidate, b: Candidate): number {
+  return b.score - a.score || b.doc.updatedMs - a.doc.updatedMs || (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : 0);
+}
+
+function explainCandidate(c: Candidate, task: ResolvedTask | undefined): string {
+  const parts: string[] = [];
+  if (c.layer === 'fixed') parts.push(c.artifact.type === 'constitution' ? 'constitution rule (always in)' : 'pinned (always in)');
+  if (c.referenced) parts.push('named in the task');
+  if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
+  else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
+  if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
+  if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
+  if (c.components.feedback > 0) parts.push('marked useful');
+  if (c.components.feedback < 0) parts.push('marked not useful');
+  if (parts.length === 0) parts.push('type and recency');
+  return parts.join('; ');
+}
+
+interface BriefState {
+  level: Level;
+  title: string;
+  full: string;
+}
+
+/**
+ * Builds the context for a task within a token budget. See DESIGN.md section 4: fixed
+ * tier, then global / task / path layers with roll-over and back-fill, previews and
+ * title lines as the budget tightens, workflow memory and recording instructions, secrets
+ * masked, and a final count of the whole text that never exceeds the budget.
+ */
+export async function assembleContext(store: LedgerStore, request: AssembleRequest): Promise<AssembleResult> {
+  const started = performance.now();
+  if (request === null || typeof request !== 'object') throw new UserError('An assemble request must be an object.');
+  const budget = validateBudget(request.budget === undefined ? DEFAULT_BUDGET : request.budget);
+  const tokenizer = request.tokenizer ?? 'o200k_base';
+  if (!isTokenizerName(tokenizer)) throw new UserError(`Unknown tokenizer ${JSON.stringify(tokenizer)}.`, 'Use o200k_base or cl100k_base.');
+  const options = resolveOptions(request.options);
+  const now = request.now ?? store.clock.now();
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new UserError('"now" must be a valid date.');
+  const requestedPaths = request.paths === undefined ? undefined : stringArray(request.paths, 'paths');
+  const counter = await tokenCounter(store, tokenizer);
+
+  // Everything below is synchronous, so no other write can slip in between reading and logging.
+  const generationBefore = store.generation;
+  const task = resolveTask(store, request.task);
+  const taskText = task ? `${task.title}\n${task.description}` : '';
+  const rawPaths = [...(requestedPaths ?? recentFiles(store, now)), ...pathsInText(taskText)];
+  const active: ActivePath[] = [];
+  for (const raw of rawPaths) {
+    const p = toActivePath(raw);
+    if (p && !active.some((a) => a.path === p.path && a.isDir === p.isDir)) active.push(p);
+  }
+  const idx = ledgerIndex(store, { fieldWeights: options.fieldWeights, fieldB: options.fieldB, k1: options.k1 });
+  const build: Build = {
+    store,
+    options,
+    counter,
+    tokenizer,
+    idx,
+    optionsKey: JSON.stringify([options.redact, options.redactAllow, options.previewChars]),
+  };
+
+  const sources: QuerySource[] = [];
+  if (task) {
+    sources.push({ text: task.title, weight: options.queryWeights.title });
+    sources.push({ text: task.description, weight: options.queryWeights.description });
+    sources.push({ text: task.labels.join(' '), weight: options.queryWeights.labels });
+  }
+  sources.push({ text: active.map((a) => a.path).join(' '), weight: options.queryWeights.paths, isPath: true });
+  const query = buildQuery(sources);
+  const bm25 = idx.index.score(query);
+  const queryEmpty = query.size === 0 && active.length === 0;
+  const foldedTask = foldForPhrase(`${taskText} ${task?.labels.join(' ') ?? ''}`);
+  const gate: GateContext = { labels: new Set(task?.labels.map((l) => l.toLowerCase()) ?? []), foldedText: foldedTask, paths: active };
+  const feedback = store.allFeedback();
+  const maxTypePriority = Math.max(0, ...Object.values(options.typePriority));
+
+  const excluded: ExcludedItem[] = [];
+  const invalidGlobs: AssembleResult['invalidGlobs'] = [];
+  const supersededBy = new Map<string, string>();
+  for (const doc of idx.docs) if (doc.artifact.supersedes) supersededBy.set(doc.artifact.supersedes, doc.artifact.id);
+
+  // ---- candidates ----------------------------------------------------------------
+  const candidates: Candidate[] = [];
+  let bm25Max = 0;
+  for (const doc of idx.docs) if (doc.slot >= 0 && bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
+  for (const doc of idx.docs) {
+    const a = doc.artifact;
+    for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
+    const base = { id: a.id, title: a.title, type: a.type };
+    if (a.status === 'superseded') {
+      const by = supersededBy.get(a.chainId) ?? (typeof a.extra.supersededBy === 'string' ? a.extra.supersededBy : undefined);
+      excluded.push({ ...base, reason: 'superseded', ...(by ? { detail: `superseded by ${by}` } : {}) });
+      continue;
+    }
+    if (a.status === 'archived') {
+      excluded.push({ ...base, reason: 'archived' });
+      continue;
+    }
+    if (a.scope === 'task' && (!task?.id || a.taskId !== task.id)) {
+      excluded.push({ ...base, reason: 'other-task', detail: `belongs to task ${a.taskId ?? '(none)'}` });
+      continue;
+    }
+    const c = a.conditions;
+    if (c.labels.length + c.keywords.length + c.paths.length > 0) {
+      const gated = passesGate(c, gate);
+      for (const bad of gated.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
+      if (!gated.pass) {
+        excluded.push({ ...base, reason: 'gated', ...(gated.detail ? { detail: gated.detail } : {}) });
+        continue;
+      }
+    }
+    let pathMatch: PathMatch | undefined;
+    for (const glob of doc.globs) {
+      for (const p of active) {
+        // Cheap rejection before minimatch: a glob with a literal prefix only matches under it.
+        if (!glob.matchBase && glob.staticSegments.length > 0 && !p.isDir) {
+          const first = glob.staticSegments[0]!;
+          if (!p.path.startsWith(first)) continue;
+        }
+        const m = matchGlob(glob, p);
+        if (m && (!pathMatch || m.specificity > pathMatch.specificity)) pathMatch = m;
+      }
+    }
+    const fixed = a.type === 'constitution' || a.pinned;
+    let layer: Candidate['layer'];
+    let unmatchedPath = false;
+    if (fixed) layer = 'fixed';
+    else if (a.scope === 'task') layer = 'task';
+    else if (a.scope === 'path' && pathMatch) layer = 'path';
+    else if (a.scope === 'path') {
+      if (options.unmatchedPathArtifacts === 'exclude' || doc.globs.length === 0) {
+        excluded.push({ ...base, reason: 'path-mismatch', detail: `paths ${a.paths.join(', ')} match no active path` });
+        continue;
+      }
+      layer = 'global';
+      unmatchedPath = true;
+    } else layer = 'global';
+    const proximity = unmatchedPath ? pathProximity(doc.globs, active) : 0;
+    const referenced =
+      task !== undefined &&
+      ((doc.foldedId.length > 4 && foldedTask.includes(doc.foldedId)) ||
+        (doc.foldedTitle.length >= 12 && doc.foldedTitle.trim().includes(' ') && foldedTask.includes(doc.foldedTitle)) ||
+        doc.globs.some((g) => g.literal && g.glob.length >= 4 && taskText.includes(g.glob)));
+    const score = doc.slot >= 0 ? bm25[doc.slot]! : 0;
+    const components = scoreComponents(
+      {
+        bm25: score,
+        bm25Max,
+        referenced,
+        pathSpecificity: pathMatch?.specificity ?? 0,
+        proximity,
+        unmatchedPath,
+        ageDays: (now.getTime() - doc.updatedMs) / DAY_MS,
+        typePriority: options.typePriority[a.type] ?? maxTypePriority,
+        maxTypePriority,
+        feedback: feedback.get(a.id),
+      },
+      options,
+    );
+    const candidate: Candidate = {
+      doc,
+      artifact: a,
+      layer,
+      components,
+      score: sumComponents(components),
+      proximity,
+      unmatchedPath,
+      referenced,
+      bm25: score,
+      ...(pathMatch ? { pathMatch } : {}),
+    };
+    const evidence = queryEmpty || score > 0 || referenced || pathMatch !== undefined || proximity > 0;
+    const relevantEnough = components.relevance >= options.minRelevance * options.weights.relevance || referenced || pathMatch !== undefined;
+    if (!fixed && (!evidence || !relevantEnough || candidate.score <= 0)) {
+      excluded.push({ ...base, reason: 'below-threshold', score: candidate.score, components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
+      continue;
+    }
+    candidates.push(candidate);
+  }
+  candidates.sort(compareCandidates);
+
+  // ---- fixed tier ----------------------------------------------------------------
+  const levelValue = VALUE_OF_LEVEL(options);
+  const sectionCounts = new Map<SectionKey, number>();
+  const headerCosts = new Map<SectionKey, number>();
+  const headerCost = (section: SectionKey): number => {
+    let n = headerCosts.get(section);
+    if (n === undefined) {
+      n = counter.count(`${SECTION_TITLES[section]}\n\n`) + 1;
+      headerCosts.set(section, n);
+    }
+    return n;
+  };
+  const state: PackState = { remaining: budget, sectionCounts, headerCost, levelValue };
+  const entryOf = new Map<PackEntry, Candidate>();
+  const topScore = Math.max(1e-9, ...candidates.filter((c) => c.layer !== 'fixed').map((c) => c.score));
+  const makeEntry = (c: Candidate): PackEntry => {
+    const a = c.artifact;
+    const exact = new Set<number>();
+    const entry: PackEntry = {
+      key: a.id,
+      // Rules and pins are worth as much as the best match; the rest by score.
+      value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : Math.pow(Math.max(0, c.score) / topScore, options.valueExponent),
+      updatedMs: c.doc.updatedMs,
+      section: sectionFor(c.layer, a),
+      allowed: [true, options.titles || c.layer === 'fixed', options.previews || c.layer === 'fixed', true],
+      cost: (level, wantExact) => {
+        if (wantExact || exact.has(level)) {
+          exact.add(level);
+          return artifactCost(build, a, level);
+        }
+        return artifactEstimate(a, level, options.previewChars);
+      },
+      isExact: (level) => exact.has(level),
+      level: 0,
+    };
+    entryOf.set(entry, c);
+    return entry;
+  };
+
+  const brief: BriefState = { level: 0, title: '', full: '' };
+  let briefCost = { title: 0, full: 0 };
+  if (task && options.includeTaskBrief && (task.title || task.description)) {
+    const red = (t: string): string => (options.redact ? redactSecrets(t, options.redactAllow).text : t);
+    const meta = [task.labels.length ? `Labels: ${task.labels.join(', ')}.` : '', task.stage ? `Stage: ${task.stage}.` : ''].filter(Boolean).join(' ');
+    brief.title = red(oneLine(task.title || task.description.slice(0, 120)));
+    brief.full = [brief.title, red(task.description), meta].filter(Boolean).join('\n\n');
+    const header = headerCost('brief');
+    briefCost = { title: counter.count(brief.title) + header, full: counter.count(brief.full) + header };
+    if (briefCost.full <= state.remaining) {
+      brief.level = 3;
+      state.remaining -= briefCost.full;
+    } else if (briefCost.title <= state.remaining) {
+      brief.level = 1;
+      state.remaining -= briefCost.title;
+    }
+  }
+
+  const fixedEntries = candidates.filter((c) => c.layer === 'fixed').map(makeEntry);
+  // Every rule and pin is at least named (in value order) if the budget allows at all...
+  for (const entry of fixedEntries) {
+    const cost = entry.cost(1, true) + ((sectionCounts.get('noted') ?? 0) === 0 ? headerCost('noted') : 0);
+    if (cost <= state.remaining) {
+      entry.level = 1;
+      state.remaining -= cost;
+      sectionCounts.set('noted', (sectionCounts.get('noted') ?? 0) + 1);
+    }
+  }
+  // ...and shown in full or as a preview within the fixed tier's share.
+  const fixedCap = Math.max(0, Math.floor(budget * options.fixedShare) - (budget - state.remaining));
+  packGreedy(fixedEntries, state, fixedCap);
+  const fixedUsed = budget - state.remaining;
+
+  // ---- workflow memory (L4) and recording instructions (L5) -----------------------
+  let workflowText = '';
+  let workflowCost = 0;
+  let instructionsText = '';
+  let instructionsCost = 0;
+  const events: TaskEvent[] = task?.id && options.includeWorkflow ? store.taskEvents(task.id) : [];
+  if (events.length > 0) {
+    const cap = Math.min(state.remaining, Math.floor(budget * options.workflowShare));
+    for (let limit = 8; limit >= 1; limit = Math.floor(limit / 2)) {
+      const text = workflowNarrative(events, limit);
+      if (!text) break;
+      const red = options.redact ? redactSecrets(text, options.redactAllow).text : text;
+      const cost = counter.count(red) + headerCost('workflow');
+      if (cost <= cap) {
+        workflowText = red;
+        workflowCost = cost;
+        break;
+      }
+    }
+    state.remaining -= workflowCost;
+  }
+  if (task && task.stage && options.includeInstructions) {
+    const text = instructionsFor(task.stage);
+    const cost = counter.count(text) + headerCost('instructions');
+    if (cost <= Math.min(state.remaining, Math.floor(budget * options.instructionsShare))) {
+      instructionsText = text;
+      instructionsCost = cost;
+      state.remaining -= cost;
+    }
+  }
+
+  // ---- layers: task, path, global shares with roll-over, then back-fill -----------
+  const rest = state.remaining;
+  const layerEntries = {
+    task: candidates.filter((c) => c.layer === 'task'),
+    path: candidates.filter((c) => c.layer === 'path'),
+    global: candidates.filter((c) => c.layer === 'global'),
+  };
+  // A title line costs at least this many tokens, so no more entries than this can ever be shown.
+  const maxShown = Math.ceil(budget / 6) + 16;
+  const entries = {
+    task: layerEntries.task.slice(0, maxShown).map(makeEntry),
+    path: layerEntries.path.slice(0, maxShown).map(makeEntry),
+    global: layerEntries.global.slice(0, maxShown).map(makeEntry),
+  };
+  const layerBudget: Record<Layer, { budget: number; used: number }> = Object.fromEntries(LAYERS.map((l) => [l, { budget: 0, used: 0 }])) as Record<
+    Layer,
+    { budget: number; used: number }
+  >;
+  layerBudget.fixed.budget = Math.max(fixedUsed, Math.floor(budget * options.fixedShare));
+  layerBudget.workflow.budget = workflowCost;
+  layerBudget.instructions.budget = instructionsCost;
+  let rollover = 0;
+  for (const layer of ['task', 'path', 'global'] as const) {
+    const share = Math.floor(rest * options.split[layer]) + rollover;
+    layerBudget[layer].budget = share;
+    const spent = packGreedy(entries[layer], state, share);
+    rollover = share - spent;
+  }
+  const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
+  packGreedy(allEntries, state, state.remaining);
+
+  // ---- render, count, and degrade until it fits -----------------------------------
+  let includeWorkflow = workflowText !== '';
+  let includeInstructions = instructionsText !== '';
+  const render = (): string => {
+    const sections = new Map<SectionKey, string[]>();
+    const push = (key: SectionKey, block: string): void => {
+      const list = sections.get(key);
+      if (list) list.push(block);
+      else sections.set(key, [block]);
+    };
+    if (brief.level > 0) push('brief', brief.level === 3 ? brief.full : brief.title);
+    for (const entry of allEntries) {
+      if (entry.level === 0) continue;
+      const c = entryOf.get(entry)!;
+      const { title, memo } = rendered(build, c.artifact);
+      if (entry.level === 1) push('noted', titleLine(c.artifact, title));
+      else if (entry.level === 2) push(entry.section, previewBlock(c.artifact, title, previewOf(build, c.artifact, memo)));
+      else push(entry.section, fullBlock(c.artifact, title, memo.body));
+    }
+    if (includeWorkflow) push('workflow', workflowText);
+    if (includeInstructions) push('instructions', instructionsText);
+    return renderDocument(sections);
+  };
+  // Entries are already in value order within each list; order the shown ones globally for degrading.
+  const degradable = (): PackEntry[] =>
+    allEntries
+      .filter((e) => e.level > 0 && entryOf.get(e)!.layer !== 'fixed')
+      .sort((a, b) => a.value - b.value || a.updatedMs - b.updatedMs || (a.key < b.key ? 1 : -1));
+  const stepDown = (entry: PackEntry): number => {
+    const from = entry.level as 1 | 2 | 3;
+    let to = (from - 1) as Level;
+    while (to > 0 && !entry.allowed[to]) to = (to - 1) as Level;
+    const saved = entry.cost(from, true) - (to === 0 ? 0 : entry.cost(to, true));
+    entry.level = to;
+    return Math.max(1, saved);
+  };
+  let text = render();
+  let tokensUsed = counter.count(text);
+  if (globalThis.__ASM_DEBUG) {
+    const est = allEntries.reduce((s2, e) => s2 + (e.level > 0 ? e.cost(e.level as 1 | 2 | 3, true) : 0), 0);
+    console.error('DEBUG est', est, 'remaining', state.remaining, 'budget', budget, 'actual', tokensUsed, 'shown', allEntries.filter((e) => e.level > 0).length);
+  }
+  let guard = 0;
+  while (tokensUsed > budget) {
+    if (++guard > 100_000) throw new Error('assembleContext: could not fit the budget (bug)');
+    let excess = tokensUsed - budget;
+    const order = degradable();
+    for (const entry of order) {
+      while (excess > 0 && entry.level > 0) excess -= stepDown(entry);
+      if (excess <= 0) break;
+    }
+    if (excess > 0 && includeInstructions) {
+      includeInstructions = false;
+      excess -= instructionsCost;
+    }
+    if (excess > 0 && includeWorkflow) {
+      includeWorkflow = false;
+      excess -= workflowCost;
+    }
+    if (excess > 0) {
+      const fixedShown = fixedEntries.filter((e) => e.level > 0).sort((a, b) => a.value - b.value || a.updatedMs - b.updatedMs);
+      for (const entry of fixedShown) {
+        while (excess > 0 && entry.level > 0) excess -= stepDown(entry);
+        if (excess <= 0) break;
+      }
+    }
+    if (excess > 0 && brief.level === 3) {
+      brief.level = 1;
+      excess -= briefCost.full - briefCost.title;
+    }
+    if (excess > 0 && brief.level === 1) brief.level = 0;
+    text = render();
+    tokensUsed = counter.count(text);
+    if (text === '') break;
+  }
+  if (tokensUsed > budget) throw new Error(`assembleContext: ${tokensUsed} tokens over a budget of ${budget} (bug)`);
+
+  // ---- result -----------------------------------------------------------------------
+  const items: ResultItem[] = [];
+  const redactionKinds: Record<string, number> = {};
+  let redactionCount = 0;
+  const addRedactions = (kinds: Record<string, number> | undefined): void => {
+    for (const [kind, n] of Object.entries(kinds ?? {})) {
+      redactionKinds[kind] = (redactionKinds[kind] ?? 0) + n;
+      redactionCount += n;
+    }
+  };
+  const shownOrder = [...allEntries].filter((e) => e.level > 0);
+  const sectionRank = (e: PackEntry): number => {
+    const key = e.level === 1 ? 'noted' : e.section;
+    return ['rules', 'pinned', 'task', 'path', 'global', 'noted'].indexOf(key);
+  };
+  shownOrder.sort((a, b) => sectionRank(a) - sectionRank(b) || allEntries.indexOf(a) - allEntries.indexOf(b));
+  for (const entry of shownOrder) {
+    const c = entryOf.get(entry)!;
+    const { title, memo } = rendered(build, c.artifact);
+    let mode: ItemMode = entry.level === 3 ? 'full' : entry.level === 2 ? 'preview' : 'title';
+    let reason = explainCandidate(c, task);
+    let redacted = false;
+    if (entry.level === 3 && memo.redactionCount > 0) {
+      addRedactions(memo.redactions);
+      // What was shown is not the stored body any more: say so instead of claiming "full".
+      mode = 'preview';
+      redacted = true;
+      reason += `; full text with ${memo.redactionCount} secret${memo.redactionCount === 1 ? '' : 's'} masked`;
+    } else if (entry.level === 2) {
+      addRedactions(memo.previewRedactions);
+      if (Object.keys(memo.previewRedactions ?? {}).length > 0) redacted = true;
+      reason += entry.cost(3, false) > 0 ? '; preview: the full text did not fit' : '';
+    } else if (entry.level === 1) {
+      reason += '; title only: a preview did not fit';
+    }
+    if (title !== c.artifact.title) redacted = true;
+    items.push({
+      id: c.artifact.id,
+      chainId: c.artifact.chainId,
+      title: c.artifact.title,
+      type: c.artifact.type,
+      mode,
+      layer: c.layer,
+      tokens: entry.cost(entry.level as 1 | 2 | 3, true),
+      score: round(c.score),
+      components: roundComponents(c.components),
+      reason,
+      ...(redacted ? { redacted: true } : {}),
+    });
+    layerBudget[c.layer].used += entry.cost(entry.level as 1 | 2 | 3, true);
+  }
+  if (brief.level > 0) {
+    layerBudget.fixed.used += brief.level === 3 ? briefCost.full : briefCost.title;
+    addRedactions(redactSecrets(brief.level === 3 ? brief.full : brief.title, []).kinds);
+  }
+  if (includeWorkflow) {
+    layerBudget.workflow.used = workflowCost;
+    addRedactions(redactSecrets(workflowText, []).kinds);
+  }
+  if (includeInstructions) layerBudget.instructions.used = instructionsCost;
+  if (!includeWorkflow) layerBudget.workflow.budget = 0;
+  if (!includeInstructions) layerBudget.instructions.budget = 0;
+
+  for (const entry of allEntries) {
+    if (entry.level > 0) continue;
+    const c = entryOf.get(entry)!;
+    excluded.push({
+      id: c.artifact.id,
+      title: c.artifact.title,
+      type: c.artifact.type,
+      reason: 'budget',
+      score: round(c.score),
+      components: roundComponents(c.components),
+    });
+  }
+  const inPack = new Set(allEntries.map((e) => e.key));
+  for (const c of candidates) {
+    if (inPack.has(c.artifact.id)) continue;
+    excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
+  }
+  if (options.reportOlderVersions) {
+    const latestIds = new Set(idx.docs.map((d) => d.artifact.id));
+    for (const a of store.listArtifacts({ allVersions: true })) {
+      if (!latestIds.has(a.id)) excluded.push({ id: a.id, title: a.title, type: a.type, reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
+    }
+  }
+
+  const outputHash = contentHash(text);
+  const result: AssembleResult = {
+    budget,
+    tokenizer,
+    tokensUsed,
+    text,
+    items,
+    excluded,
+    layers: layerBudget,
+    redactions: { count: redactionCount, kinds: sortKeys(redactionKinds) },
+    candidates: candidates.length,
+    durationMs: 0,
+    outputHash,
+    invalidGlobs,
+    ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
+  };
+  result.durationMs = round(performance.now() - started);
+  if (request.log !== false) {
+    result.logId = store.logAssembly({
+      at: store.clock.now().toISOString(),
+      taskId: task?.id ?? null,
+      budget,
+      tokensUsed,
+      tokenizer,
+      candidates: candidates.length,
+      included: items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score })),
+      degraded: items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
+      excluded: summarizeExcluded(excluded),
+      layers: layerBudget,
+      durationMs: result.durationMs,
+      outputHash,
+      trigger: typeof request.trigger === 'string' && request.trigger !== '' ? request.trigger : 'api',
+    });
+    store.recordInjected(items.map((i) => i.id));
+    carryIndexOverOwnWrites(store, generationBefore);
+  }
+  return result;
+}
+
+/** The log keeps every exclusion that says something; the long tail of unrelated artifacts only as a count. */
+function summarizeExcluded(excluded: readonly ExcludedItem[]): unknown {
+  const counts: Record<string, number> = {};
+  const listed: Array<[string, string]> = [];
+  const LIMIT = 500;
+  for (const e of excluded) {
+    counts[e.reason] = (counts[e.reason] ?? 0) + 1;
+    if (e.reason !== 'below-threshold' && listed.length < LIMIT) listed.push([e.id, e.reason]);
+  }
+  return { counts: sortKeys(counts), items: listed, truncated: Math.max(0, excluded.filter((e) => e.reason !== 'below-threshold').length - LIMIT) };
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function round(n: number): number {
+  return Math.round(n * 10000) / 10000;
+}
+
+function roundComponents(c: ScoreComponents): ScoreComponents {
+  return {
+    relevance: round(c.relevance),
+    reference: round(c.reference),
+    path: round(c.path),
+    recency: round(c.recency),
+    type: round(c.type),
+    feedback: round(c.feedback),
+  };
+}

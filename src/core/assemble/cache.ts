@@ -1,0 +1,114 @@
+import type { Artifact, TokenizerName } from '../model';
+import type { LedgerStore } from '../store';
+import { TokenCounter } from '../tokens';
+import { cachedGlob } from './gating';
+import type { CompiledGlob } from './paths';
+import { type IndexParams, SearchIndex } from './relevance';
+import { foldForPhrase } from './text';
+
+export interface DocInfo {
+  artifact: Artifact;
+  /** Position in the search index, or -1 when the artifact is not indexed (not active). */
+  slot: number;
+  globs: CompiledGlob[];
+  invalidGlobs: Array<{ glob: string; error: string }>;
+  foldedTitle: string;
+  foldedId: string;
+  updatedMs: number;
+}
+
+export interface RenderMemo {
+  body: string;
+  bodyHash: string;
+  redactions: Record<string, number>;
+  redactionCount: number;
+  preview?: string;
+  previewRedactions?: Record<string, number>;
+}
+
+export interface LedgerIndex {
+  generation: number;
+  paramsKey: string;
+  docs: DocInfo[];
+  index: SearchIndex;
+  /** Rendered bodies and token counts, keyed by content hash and the options that shape them. */
+  renders: Map<string, RenderMemo>;
+  counts: Map<string, number>;
+}
+
+const indexes = new WeakMap<LedgerStore, LedgerIndex>();
+const counters = new WeakMap<LedgerStore, Map<TokenizerName, TokenCounter>>();
+
+export function paramsKey(params: IndexParams): string {
+  return JSON.stringify([params.fieldWeights, params.fieldB, params.k1]);
+}
+
+function parseTime(iso: string): number {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/**
+ * The search index and per-artifact derived data for the store's current contents, built
+ * once per store generation (and index parameters) and reused by every later build.
+ */
+export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerIndex {
+  const key = paramsKey(params);
+  const cached = indexes.get(store);
+  if (cached && cached.generation === store.generation && cached.paramsKey === key) return cached;
+  if (cached && cached.generation === store.generation) {
+    // Same artifacts, other index parameters: keep the per-artifact data, rebuild only the index.
+    const active = cached.docs.filter((d) => d.slot >= 0).map((d) => d.artifact);
+    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params) };
+    indexes.set(store, rebuilt);
+    return rebuilt;
+  }
+  const artifacts = store.latestArtifacts();
+  const docs: DocInfo[] = [];
+  const active: Artifact[] = [];
+  for (const artifact of artifacts) {
+    const globs: CompiledGlob[] = [];
+    const invalidGlobs: DocInfo['invalidGlobs'] = [];
+    for (const raw of artifact.paths) {
+      const compiled = cachedGlob(raw);
+      if ('error' in compiled) invalidGlobs.push({ glob: raw, error: compiled.error });
+      else globs.push(compiled);
+    }
+    const slot = artifact.status === 'active' ? active.length : -1;
+    if (slot >= 0) active.push(artifact);
+    docs.push({ artifact, slot, globs, invalidGlobs, foldedTitle: foldForPhrase(artifact.title), foldedId: foldForPhrase(artifact.id), updatedMs: parseTime(artifact.updatedAt) });
+  }
+  const built: LedgerIndex = {
+    generation: store.generation,
+    paramsKey: key,
+    docs,
+    index: SearchIndex.build(active, params),
+    renders: cached?.renders ?? new Map<string, RenderMemo>(),
+    counts: cached?.counts ?? new Map<string, number>(),
+  };
+  indexes.set(store, built);
+  return built;
+}
+
+/**
+ * The assembler's own writes (assembly log, injection counts) do not change artifacts;
+ * carry the index over them so the next build does not re-read every row.
+ */
+export function carryIndexOverOwnWrites(store: LedgerStore, generationBefore: number): void {
+  const cached = indexes.get(store);
+  if (cached && cached.generation === generationBefore) cached.generation = store.generation;
+}
+
+export async function tokenCounter(store: LedgerStore, tokenizer: TokenizerName): Promise<TokenCounter> {
+  let byName = counters.get(store);
+  if (!byName) {
+    byName = new Map();
+    counters.set(store, byName);
+  }
+  let counter = byName.get(tokenizer);
+  if (!counter) {
+    counter = await TokenCounter.load(tokenizer, store);
+    byName.set(tokenizer, counter);
+  }
+  return counter;
+}

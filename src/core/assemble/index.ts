@@ -1,0 +1,23 @@
+/**
+ * The context assembler: the one path by which every surface (CLI, command, status bar,
+ * auto-inject, language-model tool, MCP server) turns the ledger into agent context.
+ */
+export { assembleContext, pathsInText } from './assemble';
+export { renderExplain, toContractJson } from './explain';
+export { DEFAULT_ASSEMBLE_OPTIONS, DEFAULT_BUDGET, MAX_BUDGET, resolveOptions, validateBudget } from './options';
+export { redactSecrets, type RedactionResult } from './redact';
+export type {
+  AssembleOptions,
+  AssembleRequest,
+  AssembleResult,
+  AssembleTask,
+  ExcludedItem,
+  ExclusionReason,
+  ItemMode,
+  Layer,
+  PartialOptions,
+  ResultItem,
+  ScoreComponents,
+  ScoreWeights,
+} from './types';
+export { LAYERS } from './types';

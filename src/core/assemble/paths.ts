@@ -1,0 +1,156 @@
+import { Minimatch } from 'minimatch';
+
+/** Workspace-relative, forward slashes, no leading `./` or `/`; a trailing `/` marks a folder. */
+export function normalizePath(path: string): string {
+  let p = path.trim().replace(/\\/g, '/').replace(/\/{2,}/g, '/');
+  while (p.startsWith('./')) p = p.slice(2);
+  p = p.replace(/^\/+/, '');
+  return p;
+}
+
+export interface ActivePath {
+  path: string;
+  /** Folder segments (for a folder path: all of them). */
+  dirs: string[];
+  isDir: boolean;
+}
+
+export function toActivePath(raw: string): ActivePath | undefined {
+  const path = normalizePath(raw);
+  if (path === '' || path === '/') return undefined;
+  const isDir = path.endsWith('/');
+  const segments = path.replace(/\/$/, '').split('/');
+  return { path: path.replace(/\/$/, ''), dirs: isDir ? segments : segments.slice(0, -1), isDir };
+}
+
+export interface CompiledGlob {
+  glob: string;
+  matcher: Minimatch;
+  /** Literal path segments before the first wildcard. */
+  staticSegments: string[];
+  /** No wildcard at all: names one file or folder. */
+  literal: boolean;
+  matchBase: boolean;
+}
+
+const MAX_GLOB_LENGTH = 4096;
+
+function balanced(glob: string): string | undefined {
+  let square = 0;
+  let curly = 0;
+  let round = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') square++;
+    else if (c === ']' && square > 0) square--;
+    else if (c === '{') curly++;
+    else if (c === '}') curly--;
+    else if (c === '(') round++;
+    else if (c === ')') round--;
+    if (curly < 0 || round < 0) return 'a closing bracket has no opening one';
+  }
+  if (square > 0) return 'an unclosed "["';
+  if (curly > 0) return 'an unclosed "{"';
+  if (round > 0) return 'an unclosed "("';
+  return undefined;
+}
+
+/** Compiles a glob, or says why it cannot be used (never throws). */
+export function compileGlob(raw: string): CompiledGlob | { error: string } {
+  if (typeof raw !== 'string') return { error: 'not a string' };
+  const glob = normalizePath(raw);
+  if (glob === '') return { error: 'empty glob' };
+  if (glob.length > MAX_GLOB_LENGTH) return { error: `longer than ${MAX_GLOB_LENGTH} characters` };
+  if (glob.includes('\u0000')) return { error: 'contains a NUL character' };
+  const unbalanced = balanced(glob);
+  if (unbalanced) return { error: `${unbalanced} (the glob would only match itself literally)` };
+  try {
+    const matchBase = !glob.replace(/\/$/, '').includes('/');
+    const matcher = new Minimatch(glob.endsWith('/') ? `${glob}**` : glob, { dot: true, matchBase, nonegate: true, nocomment: true });
+    const segments = glob.replace(/\/$/, '').split('/');
+    const staticSegments: string[] = [];
+    for (const segment of segments) {
+      if (/[*?[\]{}()!+@]/.test(segment)) break;
+      staticSegments.push(segment);
+    }
+    const literal = staticSegments.length === segments.length;
+    return { glob, matcher, staticSegments, literal, matchBase };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+export type PathMatchKind = 'exact' | 'directory' | 'glob';
+
+export interface PathMatch {
+  kind: PathMatchKind;
+  /** 0..1: exact file > directory prefix > broad glob; deeper prefixes are more specific. */
+  specificity: number;
+  glob: string;
+  path: string;
+}
+
+function startsWithSegments(haystack: readonly string[], prefix: readonly string[]): boolean {
+  if (prefix.length > haystack.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (haystack[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Scores how specifically one glob matches one active path, or undefined when it does not. */
+export function matchGlob(glob: CompiledGlob, active: ActivePath): PathMatch | undefined {
+  const pathSegments = active.path.split('/');
+  const depth = glob.staticSegments.length;
+  // A prefix covering all of the file's folders (`internal/rc/**` for internal/rc/rc.go) is
+  // nearly as specific as naming the file; one covering a top folder of a deep path is broad.
+  const prefixSpecificity = 0.45 + 0.45 * Math.min(1, depth / Math.max(1, active.dirs.length));
+  if (glob.literal) {
+    if (!glob.matchBase && glob.glob.replace(/\/$/, '') === active.path) {
+      return { kind: active.isDir ? 'directory' : 'exact', specificity: active.isDir ? 0.9 : 1, glob: glob.glob, path: active.path };
+    }
+    if (glob.matchBase && pathSegments[pathSegments.length - 1] === glob.glob.replace(/\/$/, '')) {
+      return { kind: 'exact', specificity: 0.85, glob: glob.glob, path: active.path };
+    }
+    if (!glob.matchBase && startsWithSegments(pathSegments, glob.staticSegments)) {
+      return { kind: 'directory', specificity: prefixSpecificity, glob: glob.glob, path: active.path };
+    }
+  } else if (glob.matcher.match(active.path)) {
+    if (depth === 0) return { kind: 'glob', specificity: 0.4, glob: glob.glob, path: active.path };
+    return { kind: 'directory', specificity: prefixSpecificity, glob: glob.glob, path: active.path };
+  }
+  if (active.isDir && !glob.matchBase) {
+    // The active path is a folder: anything the glob names inside it, or any folder glob around it, is in play.
+    if (startsWithSegments(glob.staticSegments, active.dirs) && glob.staticSegments.length > 0) {
+      return { kind: 'directory', specificity: 0.4 + 0.3 * (active.dirs.length / (active.dirs.length + 1)), glob: glob.glob, path: active.path };
+    }
+    if (!glob.literal && depth > 0 && startsWithSegments(active.dirs, glob.staticSegments)) {
+      return { kind: 'directory', specificity: prefixSpecificity, glob: glob.glob, path: active.path };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * How near an artifact's globs are to the active paths without matching them: 1 when
+ * one names a file in the same (non-root) folder as an active file, falling off with the
+ * number of folders they do not share. The top-level folder alone (`src/`) says nothing.
+ */
+export function pathProximity(globs: readonly CompiledGlob[], active: readonly ActivePath[]): number {
+  let best = 0;
+  for (const glob of globs) {
+    const globDirs = glob.literal && !glob.glob.endsWith('/') ? glob.staticSegments.slice(0, -1) : glob.staticSegments;
+    if (globDirs.length < 2) continue;
+    for (const a of active) {
+      let common = 0;
+      while (common < globDirs.length && common < a.dirs.length && globDirs[common] === a.dirs[common]) common++;
+      if (common < 2) continue;
+      const span = Math.max(globDirs.length, a.dirs.length) - 1;
+      const value = (common - 1) / span;
+      if (value > best) best = value;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,99 @@
+import { type Artifact, artifactUrn } from '../model';
+import type { Layer } from './types';
+
+/** Section headings, in the order sections appear. */
+export const SECTION_TITLES = {
+  brief: '## Task',
+  rules: '## Rules',
+  pinned: '## Pinned',
+  task: '## Task knowledge',
+  path: '## Knowledge for the files in play',
+  global: '## Project knowledge',
+  workflow: '## Workflow so far',
+  instructions: '## Recording what you learn',
+  noted: '## Also noted (full text: ledger://artifact/<id>)',
+} as const;
+export type SectionKey = keyof typeof SECTION_TITLES;
+
+export const SECTION_ORDER: readonly SectionKey[] = ['brief', 'rules', 'pinned', 'task', 'path', 'global', 'workflow', 'instructions', 'noted'];
+
+export function sectionFor(layer: Layer, artifact: Artifact): SectionKey {
+  if (layer === 'fixed') return artifact.type === 'constitution' ? 'rules' : 'pinned';
+  if (layer === 'task' || layer === 'path' || layer === 'global') return layer;
+  return layer;
+}
+
+/**
+ * Demotes Markdown headings in a body by three levels (capped at six) so they nest under
+ * the item's own `###` heading. Fenced code is left alone: a `#` there is a comment.
+ */
+export function demoteHeadings(body: string): string {
+  if (!body.includes('#')) return body;
+  const lines = body.split('\n');
+  let fence: string | undefined;
+  let changed = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fenceMatch) {
+      const marker = fenceMatch[1]!;
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length && /^ {0,3}[`~]+\s*$/.test(line)) fence = undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    const heading = /^( {0,3})(#{1,6})(?=\s|$)/.exec(line);
+    if (heading) {
+      const level = Math.min(6, heading[2]!.length + 3);
+      lines[i] = heading[1]! + '#'.repeat(level) + line.slice(heading[0].length);
+      changed = true;
+    }
+  }
+  return changed ? lines.join('\n') : body;
+}
+
+/** Drops blank lines at either end; the body inside stays byte-for-byte (after heading demotion). */
+export function trimBlankLines(text: string): string {
+  return text.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/(?:\r?\n[ \t]*)+$/, '').replace(/\s+$/, '');
+}
+
+/** A title on one line: newlines inside it would break the item's heading. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function typeLabel(artifact: Artifact): string {
+  return artifact.type.replace('_', ' ');
+}
+
+export function fullBlock(artifact: Artifact, title: string, body: string): string {
+  const head = `### ${oneLine(title)}\n${typeLabel(artifact)} · ${artifactUrn(artifact.id)}`;
+  return body === '' ? head : `${head}\n\n${body}`;
+}
+
+export function previewBlock(artifact: Artifact, title: string, preview: string): string {
+  const lead = preview === '' ? '' : `${preview} `;
+  return `### ${oneLine(title)}\n${typeLabel(artifact)}, preview: ${lead}(full: ${artifactUrn(artifact.id)})`;
+}
+
+export function titleLine(artifact: Artifact, title: string): string {
+  return `- ${oneLine(title)} (${typeLabel(artifact)}) ${artifact.id}`;
+}
+
+export interface RenderedSection {
+  key: SectionKey;
+  blocks: string[];
+}
+
+/** Sections in their fixed order, each heading followed by its blocks; empty sections are left out. */
+export function renderDocument(sections: ReadonlyMap<SectionKey, string[]>): string {
+  const parts: string[] = [];
+  for (const key of SECTION_ORDER) {
+    const blocks = sections.get(key);
+    if (!blocks || blocks.length === 0) continue;
+    // Title lines are a list: one line each, no blank line between them.
+    const joined = key === 'noted' ? blocks.join('\n') : blocks.join('\n\n');
+    parts.push(`${SECTION_TITLES[key]}\n\n${joined}`);
+  }
+  return parts.length === 0 ? '' : `${parts.join('\n\n')}\n`;
+}

@@ -1,0 +1,63 @@
+import type { Feedback } from '../model';
+import type { AssembleOptions, ScoreComponents } from './types';
+
+export const DAY_MS = 86_400_000;
+
+export interface ScoreInput {
+  /** BM25F score and the best BM25F score among the candidates (0 when the query is empty). */
+  bm25: number;
+  bm25Max: number;
+  /** The task names this artifact (its id, its title or one of its paths). */
+  referenced: boolean;
+  /** Specificity of the best glob match with an active path (0 = none). */
+  pathSpecificity: number;
+  /** For a path-scope artifact matching no active path: how near its globs are (0..1). */
+  proximity: number;
+  unmatchedPath: boolean;
+  ageDays: number;
+  typePriority: number;
+  maxTypePriority: number;
+  feedback: Feedback | undefined;
+}
+
+export function emptyComponents(): ScoreComponents {
+  return { relevance: 0, reference: 0, path: 0, recency: 0, type: 0, feedback: 0 };
+}
+
+export function sumComponents(c: ScoreComponents): number {
+  return c.relevance + c.reference + c.path + c.recency + c.type + c.feedback;
+}
+
+/**
+ * Smoothed usefulness in (-1, 1): unanimous verdicts count more the more there are, and
+ * injections never marked either way weigh it down a little (it was shown and nobody cared).
+ */
+export function feedbackSignal(feedback: Feedback | undefined): number {
+  if (!feedback) return 0;
+  const verdicts = feedback.useful + feedback.notUseful;
+  if (verdicts === 0) return 0;
+  const silent = Math.max(0, feedback.timesInjected - verdicts);
+  return (feedback.useful - feedback.notUseful) / (verdicts + 2 + 0.1 * silent);
+}
+
+/** Weighted score components; the score is their sum. */
+export function scoreComponents(input: ScoreInput, options: AssembleOptions): ScoreComponents {
+  const w = options.weights;
+  const relevance = input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0;
+  // A path match says "this is about the files in play"; whether it is about the task is
+  // the text's job. So the path signal grows with relevance, keeping `pathAlone` of it without.
+  const topical = options.pathAlone + (1 - options.pathAlone) * relevance;
+  let path = input.pathSpecificity * topical;
+  if (input.unmatchedPath) path = 0.5 * input.proximity * topical - options.unmatchedPathPenalty;
+  const age = Math.max(0, input.ageDays);
+  const recency = Math.pow(0.5, age / options.halfLifeDays);
+  const type = input.maxTypePriority > 0 ? 1 - Math.min(input.typePriority, input.maxTypePriority) / input.maxTypePriority : 1;
+  return {
+    relevance: w.relevance * relevance,
+    reference: input.referenced ? w.reference : 0,
+    path: w.path * path,
+    recency: w.recency * recency,
+    type: w.type * type,
+    feedback: w.feedback * feedbackSignal(input.feedback),
+  };
+}

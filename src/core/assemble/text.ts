@@ -1,0 +1,146 @@
+import stem from 'wink-porter2-stemmer';
+
+/**
+ * Words that carry no topic in task text or knowledge bodies. Kept short and English:
+ * a stop word that is in fact a topic (e.g. "go") costs more than a noisy one.
+ */
+const STOP_WORDS = new Set(
+  (
+    'a about above after again against all also am an and any are aren as at be because been before being below between both but by ' +
+    'can cannot could couldn did didn do does doesn doing don down during each either else etc even ever every few for from further ' +
+    'get gets got had hadn has hasn have haven having he her here hers herself him himself his how however i if in into is isn it its ' +
+    'itself just let lets like made make makes many may me might more most much must my myself no nor not now of off often on once ' +
+    'one only onto or other others our ours ourselves out over own per rather same shall she should shouldn since so some still such ' +
+    'than that the their theirs them themselves then there these they this those though through thus to too under until up upon us ' +
+    'use used uses using very via was wasn way we well were weren what when where whether which while who whom whose why will with ' +
+    'within without won would wouldn yet you your yours yourself yourselves'
+  ).split(' '),
+);
+
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
+/** Stems are memoised: a knowledge base repeats a small vocabulary many times over. */
+const stemMemo = new Map<string, string>();
+const STEM_MEMO_LIMIT = 200_000;
+
+export function stemWord(word: string): string {
+  let stemmed = stemMemo.get(word);
+  if (stemmed === undefined) {
+    // Porter2 is defined for English letters; identifiers with digits or other scripts stay whole.
+    stemmed = /^[a-z]+$/.test(word) && word.length > 3 ? stem(word) : word;
+    if (stemMemo.size >= STEM_MEMO_LIMIT) stemMemo.clear();
+    stemMemo.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+/** Han, Hiragana, Katakana and Hangul are written without spaces: each character is a term. */
+function isCjk(code: number): boolean {
+  return (
+    (code >= 0x3040 && code <= 0x30ff) ||
+    (code >= 0x3400 && code <= 0x4dbf) ||
+    (code >= 0x4e00 && code <= 0x9fff) ||
+    (code >= 0xac00 && code <= 0xd7af) ||
+    (code >= 0xf900 && code <= 0xfaff)
+  );
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+function classify(code: number): 0 | 1 | 2 | 3 {
+  // 0 separator, 1 lower/digit/other letter, 2 upper-case ASCII, 3 CJK (a term on its own)
+  if (code < 128) {
+    if (code >= 97 && code <= 122) return 1;
+    if (code >= 48 && code <= 57) return 1;
+    if (code >= 65 && code <= 90) return 2;
+    return 0;
+  }
+  if (isCjk(code)) return 3;
+  return LETTER_OR_DIGIT.test(String.fromCharCode(code)) ? 1 : 0;
+}
+
+function normalizeWord(raw: string): string | undefined {
+  let word = raw.toLowerCase();
+  // "ADR-0042" and "adr 42" are the same reference.
+  if (/^\d+$/.test(word)) word = word.replace(/^0+(?=\d)/, '');
+  if (word.length < 2 && !/^\d$/.test(word)) return undefined;
+  if (word.length > 40 || STOP_WORDS.has(word)) return undefined;
+  return stemWord(word);
+}
+
+/**
+ * Splits text into search terms: lower-cased, stop words dropped, Porter2-stemmed.
+ * Identifiers are split at camelCase humps (`ServiceContainer` also yields `service`
+ * and `container`) and at `_`, `-`, `/`, `.`, so code names and prose meet.
+ * `emit` is called once per term occurrence; callers count.
+ */
+export function forEachTerm(text: string, emit: (term: string) => void): void {
+  const length = text.length;
+  let start = -1;
+  let humps: number[] | undefined;
+  const flush = (end: number): void => {
+    if (start < 0) return;
+    const word = text.slice(start, end);
+    if (humps) {
+      let from = 0;
+      for (const hump of humps) {
+        const part = normalizeWord(word.slice(from, hump - start));
+        if (part) emit(part);
+        from = hump - start;
+      }
+      const last = normalizeWord(word.slice(from));
+      if (last) emit(last);
+    }
+    const whole = normalizeWord(word);
+    if (whole) emit(whole);
+    start = -1;
+    humps = undefined;
+  };
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    // Surrogate pairs: treat astral letters (rare scripts, emoji) as separators apart from letters.
+    const kind = code >= 0xd800 && code <= 0xdfff ? 0 : classify(code);
+    if (kind === 0) {
+      flush(i);
+      continue;
+    }
+    if (kind === 3) {
+      flush(i);
+      emit(text[i]!);
+      continue;
+    }
+    if (start < 0) {
+      start = i;
+      continue;
+    }
+    if (kind === 2) {
+      const prev = text.charCodeAt(i - 1);
+      const next = i + 1 < length ? text.charCodeAt(i + 1) : 0;
+      const prevLower = prev >= 97 && prev <= 122;
+      const prevUpper = prev >= 65 && prev <= 90;
+      const nextLower = next >= 97 && next <= 122;
+      // fooBar -> foo|Bar ; HTTPServer -> HTTP|Server
+      if (prevLower || (prevUpper && nextLower)) (humps ??= []).push(i);
+    }
+  }
+  flush(length);
+}
+
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  forEachTerm(text, (term) => out.push(term));
+  return out;
+}
+
+/** Terms of a workspace path: its folders and file name without the extension. */
+export function pathTerms(path: string): string[] {
+  const withoutExt = path.replace(/\.[A-Za-z0-9]{1,8}$/, '');
+  return terms(withoutExt.replace(/[*?{}[\]!]/g, ' '));
+}
+
+/** Lower-case text with runs of non-letters collapsed, for phrase look-ups (titles, ids in task text). */
+export function foldForPhrase(text: string): string {
+  return ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+}

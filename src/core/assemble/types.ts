@@ -1,0 +1,166 @@
+import type { ArtifactType, TokenizerName } from '../model';
+
+export type Layer = 'fixed' | 'global' | 'task' | 'path' | 'workflow' | 'instructions';
+export const LAYERS: readonly Layer[] = ['fixed', 'global', 'task', 'path', 'workflow', 'instructions'];
+
+export type ItemMode = 'full' | 'preview' | 'title';
+
+export type ExclusionReason =
+  | 'superseded'
+  | 'archived'
+  | 'older-version'
+  | 'gated'
+  | 'budget'
+  | 'below-threshold'
+  | 'other-task'
+  | 'path-mismatch';
+
+/** Each component already multiplied by its weight; `score` is their sum. */
+export interface ScoreComponents {
+  relevance: number;
+  reference: number;
+  path: number;
+  recency: number;
+  type: number;
+  feedback: number;
+}
+
+export interface ScoreWeights {
+  relevance: number;
+  reference: number;
+  path: number;
+  recency: number;
+  type: number;
+  feedback: number;
+}
+
+export interface AssembleOptions {
+  weights: ScoreWeights;
+  /**
+   * Rules, pins and the brief are always named; shown in full only up to this share of
+   * the budget, beyond it the lowest-value ones become previews or title lines.
+   */
+  fixedShare: number;
+  /** Share of the budget left after the fixed tier; unused shares roll over, then back-fill. */
+  split: { global: number; task: number; path: number };
+  /** Lower is more important. */
+  typePriority: Record<ArtifactType, number>;
+  /** Recency halves every this many days (relative to `now`). */
+  halfLifeDays: number;
+  /** BM25F: field boosts, length normalisation per field, saturation. */
+  fieldWeights: { title: number; tags: number; paths: number; body: number };
+  fieldB: { title: number; tags: number; paths: number; body: number };
+  k1: number;
+  /** Query term weights by where the term came from. */
+  queryWeights: { title: number; description: number; labels: number; paths: number };
+  /** Degrade to previews and titles; off means full bodies only. */
+  previews: boolean;
+  titles: boolean;
+  /** Preview length in characters (cut at a grapheme and, where possible, a word boundary). */
+  previewChars: number;
+  /** What a preview and a title line are worth relative to the full text, for packing. */
+  modeValue: { preview: number; title: number };
+  /**
+   * How fast the expected worth of an artifact falls with its score relative to the best
+   * one: worth = (score / best)^valueExponent. Higher spends the budget on the top few.
+   */
+  valueExponent: number;
+  /**
+   * Path-scope artifacts whose globs match no active path: 'rank' lets them compete in
+   * the global layer on their text relevance (with a penalty), 'exclude' leaves them out.
+   */
+  unmatchedPathArtifacts: 'rank' | 'exclude';
+  unmatchedPathPenalty: number;
+  /** Share of the path signal an artifact gets with no text relevance at all (0..1). */
+  pathAlone: number;
+  /** Candidates with no evidence of relevance (no term, path or reference match) are left out. */
+  minRelevance: number;
+  /** Redaction: 'off' disables; `allow` lists exact strings or /regex/ sources never redacted. */
+  redact: boolean;
+  redactAllow: string[];
+  includeTaskBrief: boolean;
+  /** L4 workflow memory and L5 knowledge-production instructions. */
+  includeWorkflow: boolean;
+  includeInstructions: boolean;
+  /** Caps for L4 / L5 as a share of the budget. */
+  workflowShare: number;
+  instructionsShare: number;
+  /** Explain mode: also report older versions of chains (bigger result). */
+  reportOlderVersions: boolean;
+}
+
+export interface AssembleTask {
+  id?: string;
+  title?: string;
+  description?: string;
+  labels?: string[];
+  stage?: string;
+}
+
+export interface AssembleRequest {
+  /** Tokens; a finite integer >= 0. */
+  budget: number;
+  tokenizer?: TokenizerName;
+  now?: Date;
+  /** When omitted, the store's active task. */
+  task?: AssembleTask;
+  /** Active workspace-relative paths (open editors, edited files, named in the task). */
+  paths?: string[];
+  options?: PartialOptions;
+  /** Who asked: 'cli' | 'command' | 'status-bar' | 'auto-inject' | 'lm-tool' | ... */
+  trigger?: string;
+  /** Default true: write an assembly_log row and count injections. */
+  log?: boolean;
+}
+
+export type PartialOptions = {
+  [K in keyof AssembleOptions]?: AssembleOptions[K] extends string[]
+    ? string[]
+    : AssembleOptions[K] extends object
+      ? Partial<AssembleOptions[K]>
+      : AssembleOptions[K];
+};
+
+export interface ResultItem {
+  id: string;
+  chainId: string;
+  title: string;
+  type: ArtifactType;
+  mode: ItemMode;
+  layer: Layer;
+  tokens: number;
+  score: number;
+  components: ScoreComponents;
+  reason: string;
+  /** Secrets were masked in what was rendered (a redacted body is never reported `full`). */
+  redacted?: boolean;
+}
+
+export interface ExcludedItem {
+  id: string;
+  title: string;
+  type: ArtifactType;
+  reason: ExclusionReason;
+  detail?: string;
+  score?: number;
+  components?: ScoreComponents;
+}
+
+export interface AssembleResult {
+  budget: number;
+  tokenizer: TokenizerName;
+  tokensUsed: number;
+  text: string;
+  items: ResultItem[];
+  excluded: ExcludedItem[];
+  layers: Record<Layer, { budget: number; used: number }>;
+  redactions: { count: number; kinds: Record<string, number> };
+  candidates: number;
+  durationMs: number;
+  outputHash: string;
+  logId?: number;
+  /** The task the context was built for, if any (for explain). */
+  task?: { id?: string; title: string; stage?: string };
+  /** Globs that could not be parsed, with the artifact that holds them. */
+  invalidGlobs: Array<{ id: string; glob: string; error: string }>;
+}

@@ -1,0 +1,259 @@
+/**
+ * Architecture Decision Records → `adr` artifacts, plus the supersession relations
+ * between them.
+ *
+ * Reads Nygard / adr-tools files (`# 2. Title`, `Date:` line, `## Status`), MADR 2
+ * (`* Status: accepted` bullets under the title), MADR 3+ and other front-matter
+ * styles (`status`, `date`, `tags`, `superseded_by` in YAML). The ADR number comes
+ * from the file name (`0003-use-x.md`, `adr_0003.md`, `ADR-003-x.md`), else from the
+ * title (`ADR-0003:`, `3.`), and is kept in the id (`adr-0003`).
+ */
+import type { ArtifactInput, ArtifactStatus } from '../model';
+import type { ImportResult, Skipped, SourceFile, Supersession } from './common';
+import {
+  IdAllocator,
+  baseName,
+  importSource,
+  isoDate,
+  normalizePath,
+  slugify,
+  splitFrontMatter,
+  stringList,
+  stringValue,
+} from './common';
+import type { Tokens } from './markdown';
+import { contentOf, hasContent, headingText, isHeading, lexMarkdown, splitAtHeadings } from './markdown';
+
+/** Front matter keys the ADR importer maps to artifact fields (the rest go to `extra.frontMatter`). */
+const KNOWN_KEYS = new Set([
+  'title',
+  'status',
+  'date',
+  'created',
+  'updated',
+  'last_updated',
+  'tags',
+  'description',
+  'superseded_by',
+  'superseded-by',
+  'supersededby',
+  'supersedes',
+]);
+
+const NOT_ADR_FILES = /^(?:readme|index|toc|template|adr-template|0000-template|_template|contributing|changelog)(?:\.[a-z]+)?\.md$/i;
+
+/** `0003-use-x.md`, `adr_0003.md`, `ADR-003-use-x.md`, `adr 3.md` → 3. */
+export function adrNumberFromFileName(path: string): number | null {
+  const match = /^(?:adr[-_ ]?)?(\d{1,6})(?=[-_ .]|$)/i.exec(baseName(path));
+  return match ? Number(match[1]) : null;
+}
+
+/** Removes an `ADR-0001:` / `ADR 1 -` / `[ADR-001]` / `1.` prefix; returns the number it held. */
+export function stripAdrPrefix(title: string): { title: string; number: number | null } {
+  const patterns = [
+    /^\[?ADR[-_ ]?#?(\d{1,6})\]?\s*(?:[:.—–-]\s*|\s+)/i,
+    /^(\d{1,6})\s*[.:)]\s+/,
+    /^(\d{1,6})\s+[—–-]\s+/,
+  ];
+  for (const pattern of patterns) {
+    const match = pattern.exec(title);
+    if (match) {
+      const rest = title.slice(match[0].length).trim();
+      if (rest !== '') return { title: rest, number: Number(match[1]) };
+    }
+  }
+  return { title: title.trim(), number: null };
+}
+
+interface ParsedAdr {
+  path: string;
+  artifact: ArtifactInput;
+  number: number | null;
+  statusWord: string | null;
+  supersededBy: string[];
+  supersedes: string[];
+}
+
+/**
+ * Imports ADR files (any number of folders). Files are read in path order so ids
+ * that need a `-2` suffix (two files with the same number) get it deterministically.
+ */
+export function parseAdrs(files: readonly SourceFile[]): ImportResult {
+  const skipped: Skipped[] = [];
+  const ids = new IdAllocator();
+  const parsed: ParsedAdr[] = [];
+  const ordered = [...files]
+    .map((file) => ({ path: normalizePath(file.path), content: file.content }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const file of ordered) {
+    const adr = parseAdr(file, ids, skipped);
+    if (adr) parsed.push(adr);
+  }
+
+  const supersessions: Supersession[] = [];
+  const seen = new Set<string>();
+  const relate = (olderId: string, newerId: string): void => {
+    if (olderId === newerId || seen.has(`${olderId}>${newerId}`)) return;
+    seen.add(`${olderId}>${newerId}`);
+    supersessions.push({ olderId, newerId });
+  };
+  for (const adr of parsed) {
+    for (const ref of adr.supersededBy) {
+      const target = resolveRef(parsed, adr, ref);
+      if (target) relate(adr.artifact.id!, target.artifact.id!);
+      else skipped.push({ where: adr.path, reason: `"superseded by ${ref}" names no ADR in this import` });
+    }
+    for (const ref of adr.supersedes) {
+      const target = resolveRef(parsed, adr, ref);
+      if (target) relate(target.artifact.id!, adr.artifact.id!);
+      else skipped.push({ where: adr.path, reason: `"supersedes ${ref}" names no ADR in this import` });
+    }
+  }
+  const older = new Set(supersessions.map((s) => s.olderId));
+  for (const adr of parsed) if (older.has(adr.artifact.id!)) adr.artifact.status = 'superseded';
+
+  return { artifacts: parsed.map((adr) => adr.artifact), supersessions, skipped };
+}
+
+function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): ParsedAdr | null {
+  const name = baseName(file.path);
+  if (NOT_ADR_FILES.test(name)) {
+    skipped.push({ where: file.path, reason: 'index, template or README, not an ADR' });
+    return null;
+  }
+  const front = splitFrontMatter(file.content);
+  if (front.error) {
+    skipped.push({ where: file.path, reason: front.error });
+    return null;
+  }
+  const data = front.data;
+  const tokens = lexMarkdown(front.body);
+  const titleIndex = tokens.findIndex((token) => isHeading(token) && token.depth === 1);
+  const fallbackIndex = titleIndex >= 0 ? titleIndex : tokens.findIndex((token) => isHeading(token));
+  const titleToken = fallbackIndex >= 0 ? (tokens[fallbackIndex] as Tokens.Heading) : null;
+  // The title heading is not part of the body (unless front matter holds the title
+  // and the first heading is just the first section).
+  const dropIndex = titleIndex >= 0 ? titleIndex : stringValue(data.title) === null ? fallbackIndex : -1;
+  const bodyTokens = tokens.filter((_, index) => index !== dropIndex);
+
+  const rawTitle = stringValue(data.title) ?? (titleToken ? headingText(titleToken) : name.replace(/\.md$/i, ''));
+  const stripped = stripAdrPrefix(rawTitle);
+  const number = adrNumberFromFileName(file.path) ?? stripped.number ?? numberValue(data.number ?? data.id ?? data.adr);
+  let title = stripped.title;
+  if (title === '' || /^\d+$/.test(title)) title = rawTitle;
+
+  if (!hasContent(tokens) && Object.keys(data).length === 0) {
+    skipped.push({ where: file.path, reason: 'empty file' });
+    return null;
+  }
+
+  // Where the status lives: front matter, a `## Status` section, or MADR 2 /
+  // Nygard lines (`* Status: accepted`, `Date: ...`) between the title and the first `##`.
+  const sections = splitAtHeadings(tokens, 2);
+  const statusSection = sections.find((section) => section.heading && /^status$/i.test(headingText(section.heading)));
+  const titleSection = titleToken ? sections.find((section) => section.heading === titleToken) : undefined;
+  const preamble = [...(sections[0]?.tokens ?? []), ...(titleSection && titleToken!.depth < 2 ? titleSection.tokens : [])];
+  const preambleText = contentOf(preamble.filter((token) => !isHeading(token)));
+  const statusText = statusSection ? contentOf(statusSection.tokens) : '';
+  const preambleStatus = /^\s*(?:[-*+]\s+)?(?:\*\*)?Status(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$/im.exec(preambleText)?.[1] ?? null;
+
+  const statusWord = normalizeStatusWord(stringValue(data.status) ?? firstStatusLine(statusText) ?? preambleStatus);
+  const linkText = [statusText, preambleStatus ?? ''].join('\n').replace(/\*\*|__/g, '');
+  const supersededBy = [
+    ...stringList(data.superseded_by ?? data['superseded-by'] ?? data.supersededBy ?? data.supersededby),
+    ...refsAfter(linkText, /(?<!partially\s)\bsuperseded\s+by\b\s*:?/gi),
+  ];
+  const supersedes = [...stringList(data.supersedes), ...refsAfter(linkText, /(?<![\w-])supersedes\b\s*:?(?:\*\*)?/gi)];
+
+  const dateLine = /^\s*(?:[-*+]\s+)?(?:\*\*)?Date(?:\*\*)?\s*:(?:\*\*)?\s*(\S+)/im.exec(preambleText)?.[1];
+  const created = isoDate(data.created) ?? isoDate(data.date) ?? isoDate(dateLine);
+  const updated = isoDate(data.updated) ?? isoDate(data.last_updated) ?? isoDate(data.date) ?? created;
+
+  let status: ArtifactStatus = 'active';
+  if (statusWord === 'superseded' || statusWord === 'replaced' || supersededBy.length > 0) status = 'superseded';
+  else if (statusWord !== null && ARCHIVED_WORDS.has(statusWord)) status = 'archived';
+
+  const extraFront: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) if (!KNOWN_KEYS.has(key.toLowerCase())) extraFront[key] = value;
+  const idBase = number !== null ? `adr-${String(number).padStart(4, '0')}` : `adr-${slugify(name.replace(/\.md$/i, ''), 50) || 'untitled'}`;
+
+  const artifact: ArtifactInput = {
+    id: ids.next(idBase),
+    type: 'adr',
+    scope: 'global',
+    title,
+    body: contentOf(bodyTokens),
+    summary: stringValue(data.description),
+    tags: stringList(data.tags),
+    status,
+    source: importSource('adr', normalizePath(file.path)),
+    ...(created ? { createdAt: created } : {}),
+    ...(updated ? { updatedAt: updated } : {}),
+    extra: {
+      ...(number !== null ? { adrNumber: number } : {}),
+      ...(statusWord !== null ? { adrStatus: statusWord } : {}),
+      ...(Object.keys(extraFront).length > 0 ? { frontMatter: extraFront } : {}),
+    },
+  };
+  return { path: normalizePath(file.path), artifact, number, statusWord, supersededBy, supersedes };
+}
+
+const ARCHIVED_WORDS = new Set(['deprecated', 'rejected', 'withdrawn', 'obsolete', 'retired', 'abandoned', 'declined', 'cancelled', 'canceled']);
+
+function firstStatusLine(text: string): string | null {
+  const line = text.split('\n').find((candidate) => candidate.trim() !== '');
+  return line ?? null;
+}
+
+/** "**Superseded** by [ADR-0047](...)" → "superseded"; "Accepted (partially ...)" → "accepted". */
+function normalizeStatusWord(text: string | null): string | null {
+  if (text === null) return null;
+  const word = /[A-Za-z]+/.exec(text.replace(/\[[^\]]*\]\([^)]*\)/g, ''))?.[0];
+  return word ? word.toLowerCase() : null;
+}
+
+function numberValue(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  const text = stringValue(value);
+  const match = text === null ? null : /(\d{1,6})/.exec(text);
+  return match ? Number(match[1]) : null;
+}
+
+/** The references after each "superseded by" / "supersedes": a link, `ADR-n`, or `n.` */
+function refsAfter(text: string, marker: RegExp): string[] {
+  const refs: string[] = [];
+  for (const match of text.matchAll(marker)) {
+    const rest = text.slice(match.index + match[0].length).split('\n')[0] ?? '';
+    const ref = /^\s*(?:\[[^\]]*\]\([^)]*\)|\[[^\]]*\]|ADR[-_ ]?#?\d+|#?\d+\.?|\S+\.md)/i.exec(rest);
+    if (ref) refs.push(ref[0].trim());
+  }
+  return refs;
+}
+
+/** Finds the ADR a reference names: by link target file, then by number. */
+function resolveRef(all: readonly ParsedAdr[], from: ParsedAdr, ref: string): ParsedAdr | null {
+  const link = /\]\(([^)#\s]+)/.exec(ref)?.[1] ?? (/\.md$/i.test(ref) ? ref : null);
+  if (link) {
+    const target = baseName(decodeURI(link));
+    const byFile = all.filter((adr) => adr !== from && baseName(adr.path) === target);
+    const sameDir = byFile.find((adr) => dirOf(adr.path) === dirOf(from.path));
+    if (sameDir ?? byFile[0]) return sameDir ?? byFile[0]!;
+  }
+  const text = ref.replace(/\]\([^)]*\)/, ']');
+  const number =
+    /ADR[-_ ]?#?(\d+)/i.exec(text)?.[1] ?? /^\[?\s*#?(\d+)\b/.exec(text)?.[1] ?? (link ? adrNumberFromFileName(link)?.toString() : undefined);
+  if (number === undefined) return null;
+  const matches = all.filter((adr) => adr !== from && adr.number === Number(number));
+  return matches.find((adr) => dirOf(adr.path) === dirOf(from.path)) ?? matches[0] ?? null;
+}
+
+function dirOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+/** Re-exported so callers can tell which files an ADR folder listing holds. */
+export function isAdrFileName(path: string): boolean {
+  const name = baseName(path);
+  return /\.md$/i.test(name) && !NOT_ADR_FILES.test(name) && adrNumberFromFileName(name) !== null;
+}

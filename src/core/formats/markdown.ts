@@ -1,0 +1,160 @@
+/**
+ * The one place that touches `marked`: its lexer is our Markdown parser. Everything
+ * else in `formats/` works on the token stream it returns, never on regexes over
+ * whole files (a `## [` inside a fenced block or an HTML comment is not a heading).
+ */
+
+// marked ships as an ES module only. The project compiles to CommonJS, which Node
+// >= 20.19 can `require()` (require(esm)) and esbuild bundles either way; TypeScript's
+// `module: commonjs` + `moduleResolution: node16` still reports TS1479 for it.
+// @ts-expect-error TS1479: ESM-only package loaded through require(esm).
+import { Lexer } from 'marked';
+import type { MarkedOptions, Token, Tokens } from 'marked' with { 'resolution-mode': 'import' };
+
+export type { Token, Tokens };
+
+/**
+ * Lexer options fixed here, so a `marked.use()` elsewhere in the process (a renderer
+ * extension, say) can never change how files are imported.
+ */
+const LEXER_OPTIONS: MarkedOptions = { gfm: true, breaks: false, pedantic: false, async: false, silent: true };
+
+/**
+ * Block tokens of `source` (CRLF and lone CR normalised to LF). The `raw` fields of
+ * the top-level tokens concatenate back to the normalised source. Inline tokens are
+ * not produced (the importers never need them and they cost most of the lexing time).
+ */
+export function lexMarkdown(source: string): Token[] {
+  const lexer = new Lexer(LEXER_OPTIONS);
+  return lexer.blockTokens(source.replace(/\r\n?/g, '\n'), []);
+}
+
+/** Concatenated `raw` of tokens: the exact source text they came from. */
+export function rawOf(tokens: readonly Token[]): string {
+  let out = '';
+  for (const token of tokens) out += token.raw;
+  return out;
+}
+
+export function isHeading(token: Token): token is Tokens.Heading {
+  return token.type === 'heading';
+}
+
+/** An `<!-- ... -->` block (and nothing else but whitespace). */
+export function isHtmlComment(token: Token): boolean {
+  if (token.type !== 'html') return false;
+  const text = token.raw.trim();
+  return text.startsWith('<!--') && (text.endsWith('-->') || !text.includes('-->'));
+}
+
+/** An HTML comment that opened and never closed: marked lets it run to end of file. */
+export function isUnclosedComment(token: Token): boolean {
+  return token.type === 'html' && token.raw.trimStart().startsWith('<!--') && !token.raw.includes('-->');
+}
+
+/** `Title` over a `===` / `---` line rather than `# Title`. */
+export function isSetextHeading(token: Tokens.Heading): boolean {
+  return !token.raw.trimStart().startsWith('#');
+}
+
+/** Tokens that carry no content: blank space, `---` rules, HTML comments. */
+export function isFiller(token: Token): boolean {
+  return token.type === 'space' || token.type === 'hr' || isHtmlComment(token);
+}
+
+/**
+ * Markdown text of `tokens` without separators (`---`) and HTML comments, trimmed.
+ * Used for bodies: what the author wrote, minus the file's scaffolding. With
+ * `setextAsText`, a setext "heading" is put back as the paragraph it was meant to be
+ * (an underline of three or more dashes is dropped as a separator).
+ */
+export function contentOf(tokens: readonly Token[], setextAsText = false): string {
+  let out = '';
+  for (const token of tokens) {
+    if (setextAsText && isHeading(token) && isSetextHeading(token)) {
+      out += token.raw.replace(/\n[ \t]*-{3,}[ \t]*(\n*)$/, '\n$1');
+      continue;
+    }
+    if (token.type === 'hr' || isHtmlComment(token)) {
+      if (!out.endsWith('\n\n') && out.length > 0) out += out.endsWith('\n') ? '\n' : '\n\n';
+      continue;
+    }
+    out += token.raw;
+  }
+  return collapseBlankRuns(out).trim();
+}
+
+/** At most one blank line in a row (dropped separators leave gaps). */
+function collapseBlankRuns(text: string): string {
+  return text.replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, '\n\n');
+}
+
+/** Heading text as plain text: inline emphasis, code ticks and links reduced to their words. */
+export function headingText(token: Tokens.Heading): string {
+  return plainInline(token.text);
+}
+
+/** Reduces inline Markdown to readable text (titles, tags): `**a**` → `a`, `[t](u)` → `t`. */
+export function plainInline(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/~~(.+?)~~/g, '$1')
+    .replace(/(^|[^\w*])\*(?!\s)([^*]+?)\*(?!\w)/g, '$1$2')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** A list item's own text with its marker (`- `, `1. `, `- [ ] `) removed and de-indented. */
+export function listItemText(item: Tokens.ListItem): string {
+  const raw = item.raw.replace(/\s+$/, '');
+  const marker = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+\[[ xX]\])?[ \t]*/.exec(raw);
+  if (!marker) return raw.trim();
+  const width = marker[0].length;
+  const lines = raw.slice(width).split('\n');
+  const indent = new RegExp(`^[ \\t]{0,${width}}`);
+  return lines.map((line, index) => (index === 0 ? line : line.replace(indent, ''))).join('\n');
+}
+
+export interface Section {
+  /** The heading that opens the section; null for the text before the first heading. */
+  heading: Tokens.Heading | null;
+  /** Everything after the heading up to the next heading of the same or a higher level. */
+  tokens: Token[];
+}
+
+/**
+ * Splits top-level tokens at headings of depth <= `depth`. The first section has a
+ * null heading and holds whatever came before the first such heading. With
+ * `atxOnly`, setext headings (`text` over a `---` or `-` line) are not headings: in
+ * files whose entries are divided by `---` lines, or hard-wrapped before a hyphen,
+ * they happen by accident.
+ */
+export function splitAtHeadings(tokens: readonly Token[], depth: number, atxOnly = false): Section[] {
+  const sections: Section[] = [{ heading: null, tokens: [] }];
+  for (const token of tokens) {
+    if (isHeading(token) && token.depth <= depth && !(atxOnly && isSetextHeading(token))) {
+      sections.push({ heading: token, tokens: [] });
+    } else {
+      sections[sections.length - 1]!.tokens.push(token);
+    }
+  }
+  return sections;
+}
+
+/** Whether tokens hold anything but filler (a heading alone counts as nothing). */
+export function hasContent(tokens: readonly Token[]): boolean {
+  return tokens.some((token) => !isFiller(token) && (!isHeading(token) || isSetextHeading(token)));
+}
+
+/** 1-based line number where each top-level token starts (computed once per file). */
+export function tokenLines(tokens: readonly Token[]): Map<Token, number> {
+  const lines = new Map<Token, number>();
+  let line = 1;
+  for (const token of tokens) {
+    lines.set(token, line);
+    const raw = token.raw;
+    for (let j = 0; j < raw.length; j++) if (raw.charCodeAt(j) === 10) line++;
+  }
+  return lines;
+}

@@ -1,0 +1,152 @@
+/**
+ * The artifact browser's structure, vscode-free: artifacts grouped by scope, then type,
+ * filtered by type, status and text. The tree provider only turns these into TreeItems.
+ */
+import { ARTIFACT_TYPES, type Artifact, type ArtifactStatus, type ArtifactType, type Scope, SCOPES } from '../core/model';
+
+export const SCOPE_LABELS: Readonly<Record<Scope, string>> = {
+  global: 'Global',
+  task: 'Task',
+  path: 'Path',
+};
+
+export const SCOPE_ICONS: Readonly<Record<Scope, string>> = {
+  global: 'globe',
+  task: 'tasklist',
+  path: 'folder-library',
+};
+
+export const TYPE_LABELS: Readonly<Record<ArtifactType, { one: string; many: string }>> = {
+  constitution: { one: 'Rule', many: 'Rules' },
+  adr: { one: 'ADR', many: 'ADRs' },
+  pattern: { one: 'Pattern', many: 'Patterns' },
+  plan: { one: 'Plan', many: 'Plans' },
+  module_memory: { one: 'Module memory', many: 'Module memories' },
+  convention: { one: 'Convention', many: 'Conventions' },
+  decision: { one: 'Decision', many: 'Decisions' },
+  learning: { one: 'Learning', many: 'Learnings' },
+  dependency: { one: 'Dependency', many: 'Dependencies' },
+  changelog: { one: 'Changelog entry', many: 'Changelog' },
+  note: { one: 'Note', many: 'Notes' },
+};
+
+/** Codicon ids, one per type. */
+export const TYPE_ICONS: Readonly<Record<ArtifactType, string>> = {
+  constitution: 'law',
+  adr: 'milestone',
+  pattern: 'symbol-class',
+  plan: 'checklist',
+  module_memory: 'symbol-module',
+  convention: 'symbol-ruler',
+  decision: 'git-merge',
+  learning: 'lightbulb',
+  dependency: 'package',
+  changelog: 'history',
+  note: 'note',
+};
+
+export const TYPE_DESCRIPTIONS: Readonly<Record<ArtifactType, string>> = {
+  constitution: 'A rule that is always in the context',
+  adr: 'An architecture decision record',
+  pattern: 'How something is done here, with an example',
+  plan: 'What is planned and in what order',
+  module_memory: 'What to know before changing a folder',
+  convention: 'A naming, style or testing habit',
+  decision: 'A product or technical decision',
+  learning: 'Something learned the hard way',
+  dependency: 'A library or service and how it is used',
+  changelog: 'What changed in a release',
+  note: 'Anything else worth remembering',
+};
+
+export interface ArtifactFilterState {
+  /** Empty: every type. */
+  types: ArtifactType[];
+  /** Empty: every status. The default shows active artifacts only. */
+  statuses: ArtifactStatus[];
+  text: string;
+}
+
+export const DEFAULT_FILTER: ArtifactFilterState = { types: [], statuses: ['active'], text: '' };
+
+export function isDefaultFilter(filter: ArtifactFilterState): boolean {
+  return (
+    filter.types.length === 0 &&
+    filter.text.trim() === '' &&
+    filter.statuses.length === DEFAULT_FILTER.statuses.length &&
+    filter.statuses.every((s) => DEFAULT_FILTER.statuses.includes(s))
+  );
+}
+
+export function describeFilter(filter: ArtifactFilterState): string {
+  const parts: string[] = [];
+  if (filter.types.length > 0) parts.push(filter.types.map((t) => TYPE_LABELS[t].many).join(', '));
+  if (filter.statuses.length > 0 && !(filter.statuses.length === 1 && filter.statuses[0] === 'active')) parts.push(filter.statuses.join(', '));
+  if (filter.statuses.length === 0) parts.push('all statuses');
+  if (filter.text.trim() !== '') parts.push(`"${filter.text.trim()}"`);
+  return parts.join(' · ');
+}
+
+export function matchesFilter(artifact: Artifact, filter: ArtifactFilterState): boolean {
+  if (filter.types.length > 0 && !filter.types.includes(artifact.type)) return false;
+  if (filter.statuses.length > 0 && !filter.statuses.includes(artifact.status)) return false;
+  const text = filter.text.trim().toLowerCase();
+  if (text !== '') {
+    const haystack = [artifact.title, artifact.body, artifact.id, artifact.tags.join(' '), artifact.paths.join(' ')].join('\n').toLowerCase();
+    if (!text.split(/\s+/).every((word) => haystack.includes(word))) return false;
+  }
+  return true;
+}
+
+export interface TypeGroup {
+  type: ArtifactType;
+  artifacts: Artifact[];
+}
+
+export interface ScopeGroup {
+  scope: Scope;
+  types: TypeGroup[];
+  count: number;
+}
+
+/** Pinned first, then by title; ids break ties so the order is stable. */
+function compareArtifacts(a: Artifact, b: Artifact): number {
+  if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
+  const byTitle = a.title.localeCompare(b.title, 'en', { numeric: true, sensitivity: 'base' });
+  return byTitle !== 0 ? byTitle : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** Scopes in a fixed order (global, task, path), types in priority order; empty groups left out. */
+export function groupArtifacts(artifacts: readonly Artifact[], filter: ArtifactFilterState): ScopeGroup[] {
+  const groups: ScopeGroup[] = [];
+  for (const scope of SCOPES) {
+    const inScope = artifacts.filter((a) => a.scope === scope && matchesFilter(a, filter));
+    if (inScope.length === 0) continue;
+    const types: TypeGroup[] = [];
+    for (const type of ARTIFACT_TYPES) {
+      const ofType = inScope.filter((a) => a.type === type).sort(compareArtifacts);
+      if (ofType.length > 0) types.push({ type, artifacts: ofType });
+    }
+    groups.push({ scope, types, count: inScope.length });
+  }
+  return groups;
+}
+
+/** The short description next to an artifact: tokens, version, status, where it applies. */
+export function artifactDescription(artifact: Artifact, tokens: number | undefined): string {
+  const parts: string[] = [];
+  if (tokens !== undefined) parts.push(`${tokens.toLocaleString('en-US')} tok`);
+  if (artifact.version > 1) parts.push(`v${artifact.version}`);
+  if (artifact.status !== 'active') parts.push(artifact.status);
+  if (artifact.scope === 'path' && artifact.paths.length > 0) parts.push(artifact.paths.join(', '));
+  return parts.join(' · ');
+}
+
+/** A short plain preview of a body for the tooltip: first paragraphs, cut at a word. */
+export function bodyPreview(body: string, maxChars = 600): string {
+  const trimmed = body.trim();
+  if (trimmed.length <= maxChars) return trimmed;
+  const cut = trimmed.slice(0, maxChars);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > maxChars * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

@@ -1,0 +1,100 @@
+/**
+ * The extension's settings as one typed object, and how they map onto the assembler's
+ * options. vscode-free: `config.ts` reads the raw values, this module validates them.
+ */
+import { ARTIFACT_TYPES, type ArtifactType, isTokenizerName, type TokenizerName } from '../core/model';
+import type { PartialOptions, ScoreWeights } from '../core/assemble/types';
+
+export const DEFAULT_DATABASE_PATH = '.context-ledger/ledger.db';
+export const DEFAULT_INSTRUCTIONS_PATH = '.github/instructions/context-ledger.instructions.md';
+export const DEFAULT_BUDGET = 8000;
+export const MIN_BUDGET = 256;
+export const MAX_BUDGET = 2_000_000;
+
+export interface ScopeSplit {
+  global: number;
+  task: number;
+  path: number;
+}
+
+export interface ExtensionConfig {
+  budget: number;
+  tokenizer: TokenizerName;
+  scopeSplit: ScopeSplit | undefined;
+  typePriority: Partial<Record<ArtifactType, number>>;
+  weights: Partial<ScoreWeights>;
+  recencyHalfLifeDays: number | undefined;
+  previews: boolean;
+  autoInject: { enabled: boolean; path: string };
+  tracking: { enabled: boolean; exclude: string[]; halfLifeHours: number };
+  databasePath: string;
+  statusBar: { enabled: boolean };
+}
+
+/** Reads one raw setting; `undefined` when the user has not set it. */
+export type RawSettings = (name: string) => unknown;
+
+const WEIGHT_KEYS = ['relevance', 'reference', 'path', 'recency', 'type', 'feedback'] as const;
+
+function num(value: unknown, fallback: number, min: number, max: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : fallback;
+}
+
+function bool(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback;
+}
+
+function nonEmptyString(value: unknown, fallback: string): string {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback;
+}
+
+function numberRecord<K extends string>(value: unknown, keys: readonly K[], min: number, max: number): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  if (value === null || typeof value !== 'object') return out;
+  for (const key of keys) {
+    const raw = (value as Record<string, unknown>)[key];
+    if (typeof raw === 'number' && Number.isFinite(raw)) out[key] = Math.min(max, Math.max(min, raw));
+  }
+  return out;
+}
+
+/** Turns raw settings into a valid config: out-of-range numbers are clamped, bad values fall back to defaults. */
+export function readConfig(get: RawSettings): ExtensionConfig {
+  const split = numberRecord(get('scopeSplit'), ['global', 'task', 'path'] as const, 0, 1);
+  const hasSplit = split.global !== undefined || split.task !== undefined || split.path !== undefined;
+  const scopeSplit = hasSplit ? { global: split.global ?? 0.5, task: split.task ?? 0.3, path: split.path ?? 0.2 } : undefined;
+  const tokenizer = get('tokenizer');
+  const exclude = get('tracking.exclude');
+  const halfLife = get('recencyHalfLifeDays');
+  return {
+    budget: Math.round(num(get('budget'), DEFAULT_BUDGET, MIN_BUDGET, MAX_BUDGET)),
+    tokenizer: isTokenizerName(tokenizer) ? tokenizer : 'o200k_base',
+    scopeSplit: scopeSplit && scopeSplit.global + scopeSplit.task + scopeSplit.path > 0 ? scopeSplit : undefined,
+    typePriority: numberRecord(get('typePriority'), ARTIFACT_TYPES, 0, 100),
+    weights: numberRecord(get('weights'), WEIGHT_KEYS, 0, 100),
+    recencyHalfLifeDays: typeof halfLife === 'number' && Number.isFinite(halfLife) ? num(halfLife, 90, 1, 3650) : undefined,
+    previews: bool(get('previews'), true),
+    autoInject: { enabled: bool(get('autoInject.enabled'), true), path: nonEmptyString(get('autoInject.path'), DEFAULT_INSTRUCTIONS_PATH) },
+    tracking: {
+      enabled: bool(get('tracking.enabled'), true),
+      exclude: Array.isArray(exclude) ? exclude.filter((g): g is string => typeof g === 'string' && g.trim() !== '') : [],
+      halfLifeHours: num(get('tracking.halfLifeHours'), 24, 0.1, 24 * 365),
+    },
+    databasePath: nonEmptyString(get('databasePath'), DEFAULT_DATABASE_PATH),
+    statusBar: { enabled: bool(get('statusBar.enabled'), true) },
+  };
+}
+
+/** The assembler options the settings ask for; only what the user changed is passed on. */
+export function toAssembleOptions(config: ExtensionConfig): PartialOptions {
+  const options: PartialOptions = {};
+  if (config.scopeSplit) options.split = { ...config.scopeSplit };
+  if (Object.keys(config.typePriority).length > 0) options.typePriority = { ...config.typePriority };
+  if (Object.keys(config.weights).length > 0) options.weights = { ...config.weights };
+  if (config.recencyHalfLifeDays !== undefined) options.halfLifeDays = config.recencyHalfLifeDays;
+  if (!config.previews) {
+    options.previews = false;
+    options.titles = false;
+  }
+  return options;
+}

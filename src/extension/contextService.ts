@@ -1,0 +1,125 @@
+import * as vscode from 'vscode';
+import { assembleContext } from '../core/assemble';
+import type { AssembleResult } from '../core/assemble';
+import type { Task } from '../core/model';
+import type { LedgerStore } from '../core/store';
+import { activePaths } from './activePaths';
+import type { ConfigService } from './config';
+import { type FileActivityTracker, relativePathIn } from './fileActivityTracker';
+import type { LedgerRegistry } from './ledgers';
+import type { Logger } from './logger';
+
+/** Who asked for a build; it ends up in the assembly log. */
+export type BuildTrigger = 'command' | 'preview' | 'status-bar' | 'auto-inject';
+
+export interface BuiltContext {
+  folder: vscode.WorkspaceFolder;
+  result: AssembleResult;
+  /** The active paths the context was built for, most important first. */
+  paths: string[];
+  task: Task | undefined;
+  trigger: BuildTrigger;
+  builtAt: Date;
+}
+
+export interface BuildOptions {
+  trigger: BuildTrigger;
+  /** Write an assembly_log row (and count injections). Background builds pass false. */
+  log: boolean;
+  /** Fix the clock (a background build and its logged twin must agree byte for byte). */
+  now?: Date;
+}
+
+/**
+ * Builds agent context for a workspace folder from what is in front of the user: the one
+ * entry point every surface (command, status bar, auto-inject) uses, and it always goes
+ * through the core `assembleContext`.
+ */
+export class ContextService {
+  private readonly last = new Map<string, BuiltContext>();
+
+  constructor(
+    private readonly registry: LedgerRegistry,
+    private readonly config: ConfigService,
+    private readonly tracker: FileActivityTracker,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The folder of the active editor, else the only folder (or the first that has a ledger). */
+  currentFolder(): vscode.WorkspaceFolder | undefined {
+    const editor = vscode.window.activeTextEditor;
+    const fromEditor = editor ? this.registry.folderOf(editor.document.uri) : undefined;
+    if (fromEditor) return fromEditor;
+    const folders = this.registry.folders();
+    if (folders.length <= 1) return folders[0];
+    return this.registry.foldersWithLedger()[0] ?? folders[0];
+  }
+
+  /** Workspace-relative paths of the visible editors (active first) and the other open tabs, in `folder`. */
+  editorPaths(folder: vscode.WorkspaceFolder): { visible: string[]; open: string[] } {
+    const rel = (uri: vscode.Uri): string | undefined =>
+      uri.scheme === 'file' && this.registry.folderOf(uri)?.uri.toString() === folder.uri.toString() ? relativePathIn(folder, uri) : undefined;
+    const visible: string[] = [];
+    const active = vscode.window.activeTextEditor;
+    const ordered = active ? [active, ...vscode.window.visibleTextEditors.filter((e) => e !== active)] : vscode.window.visibleTextEditors;
+    for (const editor of ordered) {
+      const p = rel(editor.document.uri);
+      if (p && !visible.includes(p)) visible.push(p);
+    }
+    const open: string[] = [];
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        const input = tab.input;
+        const uri = input instanceof vscode.TabInputText ? input.uri : input instanceof vscode.TabInputTextDiff ? input.modified : undefined;
+        const p = uri ? rel(uri) : undefined;
+        if (p && !visible.includes(p) && !open.includes(p)) open.push(p);
+      }
+    }
+    return { visible, open };
+  }
+
+  /** The active paths for `folder`, given its store (call inside a ledger read). */
+  activePathsFor(folder: vscode.WorkspaceFolder, store: LedgerStore, now = new Date()): string[] {
+    const { visible, open } = this.editorPaths(folder);
+    return activePaths({
+      visible,
+      open,
+      activity: this.tracker.withPending(folder, store.fileActivity()),
+      now,
+      halfLifeHours: this.config.get(folder.uri).tracking.halfLifeHours,
+    });
+  }
+
+  async build(folder: vscode.WorkspaceFolder, options: BuildOptions): Promise<BuiltContext> {
+    const config = this.config.get(folder.uri);
+    const assembleOptions = this.config.assembleOptions(folder.uri);
+    const ledger = this.registry.get(folder);
+    const now = options.now ?? new Date();
+    const run = async (store: LedgerStore): Promise<BuiltContext> => {
+      const paths = this.activePathsFor(folder, store, now);
+      const task = store.getActiveTask();
+      const result = await assembleContext(store, {
+        budget: config.budget,
+        tokenizer: config.tokenizer,
+        now,
+        paths,
+        options: assembleOptions,
+        trigger: options.trigger,
+        log: options.log,
+      });
+      return { folder, result, paths, task, trigger: options.trigger, builtAt: now };
+    };
+    const built = options.log && ledger.exists() ? await ledger.writeAsync(run, 'log') : await ledger.read(run);
+    this.last.set(folder.uri.toString(), built);
+    this.logger.debug(
+      `Built context (${options.trigger}) for ${folder.name}: ${built.result.tokensUsed}/${built.result.budget} tokens, ` +
+        `${built.result.items.length} items, ${built.result.durationMs} ms; paths: ${built.paths.slice(0, 5).join(', ') || '(none)'}`,
+    );
+    return built;
+  }
+
+  /** The most recent build for `folder`, from any trigger. */
+  lastBuilt(folder: vscode.WorkspaceFolder): BuiltContext | undefined {
+    return this.last.get(folder.uri.toString());
+  }
+}

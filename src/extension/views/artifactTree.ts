@@ -1,0 +1,294 @@
+import * as vscode from 'vscode';
+import { type Artifact, artifactUrn, type Scope, type TokenizerName } from '../../core/model';
+import type { LedgerStore } from '../../core/store';
+import { TokenCounter } from '../../core/tokens';
+import {
+  type ArtifactFilterState,
+  artifactDescription,
+  bodyPreview,
+  DEFAULT_FILTER,
+  describeFilter,
+  groupArtifacts,
+  isDefaultFilter,
+  SCOPE_ICONS,
+  SCOPE_LABELS,
+  type TypeGroup,
+  TYPE_ICONS,
+  TYPE_LABELS,
+} from '../artifactTreeModel';
+import type { ConfigService } from '../config';
+import { DisposableBase } from '../disposable';
+import { COMMANDS, CONTEXT_KEYS, TREE_ITEM_KINDS, VIEWS } from '../ids';
+import type { LedgerRegistry } from '../ledgers';
+import type { Logger } from '../logger';
+
+export type ArtifactTreeNode =
+  | { kind: 'folder'; folder: vscode.WorkspaceFolder }
+  | { kind: 'scope'; folder: vscode.WorkspaceFolder; scope: Scope; count: number; types: TypeGroup[] }
+  | { kind: 'type'; folder: vscode.WorkspaceFolder; scope: Scope; group: TypeGroup }
+  | { kind: 'artifact'; folder: vscode.WorkspaceFolder; artifact: Artifact }
+  | { kind: 'version'; folder: vscode.WorkspaceFolder; artifact: Artifact }
+  | { kind: 'message'; label: string; icon?: string };
+
+interface Snapshot {
+  latest: Artifact[];
+  tokens: Map<string, number>;
+}
+
+/** Loads token counters in the background; the tree shows counts once one is ready. */
+class BackgroundCounters {
+  private readonly counters = new Map<LedgerStore, Map<TokenizerName, TokenCounter | Promise<void>>>();
+
+  constructor(private readonly onReady: () => void) {}
+
+  get(store: LedgerStore, tokenizer: TokenizerName): TokenCounter | undefined {
+    let byName = this.counters.get(store);
+    if (!byName) {
+      byName = new Map();
+      this.counters.set(store, byName);
+    }
+    const known = byName.get(tokenizer);
+    if (known instanceof TokenCounter) return known;
+    if (!known) {
+      byName.set(
+        tokenizer,
+        TokenCounter.load(tokenizer, store).then((counter) => {
+          byName.set(tokenizer, counter);
+          this.onReady();
+        }),
+      );
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The artifact browser: (workspace folder →) scope → type → artifact → older versions.
+ * Token counts as descriptions, a Markdown preview as the tooltip, a filter by type and
+ * status, and a text search.
+ */
+export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeDataProvider<ArtifactTreeNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<ArtifactTreeNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly view: vscode.TreeView<ArtifactTreeNode>;
+  private readonly snapshots = new Map<string, Snapshot>();
+  private readonly counters = new BackgroundCounters(() => this.refresh());
+  private filterState: ArtifactFilterState = { ...DEFAULT_FILTER };
+
+  constructor(
+    private readonly registry: LedgerRegistry,
+    private readonly config: ConfigService,
+    private readonly logger: Logger,
+  ) {
+    super();
+    this.view = this.register(vscode.window.createTreeView(VIEWS.artifacts, { treeDataProvider: this, showCollapseAll: true }));
+    this.register(
+      registry.onDidChange((change) => {
+        if (change.kind !== 'activity' && change.kind !== 'log') this.refresh();
+      }),
+    );
+    this.register(
+      config.onDidChange((change) => {
+        if (change.affects('tokenizer') || change.affects('databasePath')) this.refresh();
+      }),
+    );
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refresh()));
+  }
+
+  get filter(): ArtifactFilterState {
+    return this.filterState;
+  }
+
+  setFilter(filter: ArtifactFilterState): void {
+    this.filterState = filter;
+    const filtered = !isDefaultFilter(filter);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.artifactsFiltered, filtered);
+    this.view.message = filtered ? `Filtered: ${describeFilter(filter)}` : undefined;
+    this.refresh();
+  }
+
+  refresh(): void {
+    this.snapshots.clear();
+    this.changed.fire(undefined);
+  }
+
+  private async snapshot(folder: vscode.WorkspaceFolder): Promise<Snapshot> {
+    const key = folder.uri.toString();
+    const cached = this.snapshots.get(key);
+    if (cached) return cached;
+    const tokenizer = this.config.get(folder.uri).tokenizer;
+    const snapshot = await this.registry.get(folder).read((store) => {
+      const latest = store.latestArtifacts();
+      const tokens = new Map<string, number>();
+      const counter = this.counters.get(store, tokenizer);
+      if (counter) for (const a of latest) tokens.set(a.id, counter.countWithHash(a.body, a.contentHash));
+      return { latest, tokens };
+    });
+    this.snapshots.set(key, snapshot);
+    const any = this.registry.folders().length > 0 && [...this.snapshots.values()].some((s) => s.latest.length > 0);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasArtifacts, any);
+    return snapshot;
+  }
+
+  async getChildren(node?: ArtifactTreeNode): Promise<ArtifactTreeNode[]> {
+    try {
+      const folders = this.registry.folders();
+      if (!node) {
+        if (folders.length === 0) return [];
+        if (folders.length > 1) return folders.map((folder) => ({ kind: 'folder', folder }));
+        return await this.scopeNodes(folders[0]!);
+      }
+      switch (node.kind) {
+        case 'folder':
+          return await this.scopeNodes(node.folder);
+        case 'scope':
+          return node.types.map((group) => ({ kind: 'type', folder: node.folder, scope: node.scope, group }));
+        case 'type':
+          return node.group.artifacts.map((artifact) => ({ kind: 'artifact', folder: node.folder, artifact }));
+        case 'artifact': {
+          const versions = await this.registry.get(node.folder).read((store) => store.history(node.artifact.id));
+          return versions
+            .filter((v) => v.id !== node.artifact.id)
+            .reverse()
+            .map((artifact) => ({ kind: 'version', folder: node.folder, artifact }));
+        }
+        default:
+          return [];
+      }
+    } catch (error) {
+      this.logger.error('Loading the artifact tree', error);
+      return [{ kind: 'message', label: `Could not read the ledger: ${error instanceof Error ? error.message : String(error)}`, icon: 'error' }];
+    }
+  }
+
+  private async scopeNodes(folder: vscode.WorkspaceFolder): Promise<ArtifactTreeNode[]> {
+    const snapshot = await this.snapshot(folder);
+    if (snapshot.latest.length === 0) {
+      // A single folder shows the welcome view instead; in a multi-root workspace say it per folder.
+      return this.registry.folders().length > 1 ? [{ kind: 'message', label: 'No artifacts yet', icon: 'info' }] : [];
+    }
+    const groups = groupArtifacts(snapshot.latest, this.filterState);
+    if (groups.length === 0) return [{ kind: 'message', label: 'Nothing matches the filter', icon: 'filter' }];
+    return groups.map((group) => ({ kind: 'scope', folder, scope: group.scope, count: group.count, types: group.types }));
+  }
+
+  getTreeItem(node: ArtifactTreeNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'folder': {
+        const item = new vscode.TreeItem(node.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = vscode.ThemeIcon.Folder;
+        item.contextValue = TREE_ITEM_KINDS.folder;
+        item.id = `folder:${node.folder.uri.toString()}`;
+        return item;
+      }
+      case 'scope': {
+        const item = new vscode.TreeItem(SCOPE_LABELS[node.scope], vscode.TreeItemCollapsibleState.Expanded);
+        item.description = String(node.count);
+        item.iconPath = new vscode.ThemeIcon(SCOPE_ICONS[node.scope]);
+        item.contextValue = TREE_ITEM_KINDS.group;
+        item.id = `scope:${node.folder.uri.toString()}:${node.scope}`;
+        return item;
+      }
+      case 'type': {
+        const item = new vscode.TreeItem(TYPE_LABELS[node.group.type].many, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = String(node.group.artifacts.length);
+        item.iconPath = new vscode.ThemeIcon(TYPE_ICONS[node.group.type]);
+        item.contextValue = TREE_ITEM_KINDS.group;
+        item.id = `type:${node.folder.uri.toString()}:${node.scope}:${node.group.type}`;
+        return item;
+      }
+      case 'artifact':
+      case 'version':
+        return this.artifactItem(node);
+      case 'message': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
+        return item;
+      }
+    }
+  }
+
+  private artifactItem(node: { kind: 'artifact' | 'version'; folder: vscode.WorkspaceFolder; artifact: Artifact }): vscode.TreeItem {
+    const a = node.artifact;
+    const isVersion = node.kind === 'version';
+    const tokens = this.snapshots.get(node.folder.uri.toString())?.tokens.get(a.id);
+    const item = new vscode.TreeItem(
+      isVersion ? `v${a.version}` : a.title,
+      !isVersion && a.version > 1 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = `${node.kind}:${node.folder.uri.toString()}:${a.id}`;
+    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${a.title}` : artifactDescription(a, tokens);
+    const color = a.status === 'active' ? (a.pinned ? new vscode.ThemeColor('charts.yellow') : undefined) : new vscode.ThemeColor('disabledForeground');
+    item.iconPath = isVersion ? new vscode.ThemeIcon('versions') : new vscode.ThemeIcon(a.pinned ? 'pinned' : TYPE_ICONS[a.type], color);
+    item.tooltip = this.tooltip(a, tokens, isVersion);
+    item.contextValue = isVersion
+      ? TREE_ITEM_KINDS.version
+      : a.status === 'archived'
+        ? TREE_ITEM_KINDS.artifactArchived
+        : a.status === 'superseded'
+          ? TREE_ITEM_KINDS.artifactSuperseded
+          : a.pinned
+            ? TREE_ITEM_KINDS.artifactPinned
+            : TREE_ITEM_KINDS.artifact;
+    item.command = { command: COMMANDS.openArtifact, title: 'Open', arguments: [node] };
+    item.accessibilityInformation = { label: `${TYPE_LABELS[a.type].one}: ${a.title}${a.status !== 'active' ? `, ${a.status}` : ''}` };
+    return item;
+  }
+
+  private tooltip(a: Artifact, tokens: number | undefined, isVersion: boolean): vscode.MarkdownString {
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown(`**${escapeInline(a.title)}**\n\n`);
+    const facts = [
+      `$(${TYPE_ICONS[a.type]}) ${TYPE_LABELS[a.type].one}`,
+      `${SCOPE_LABELS[a.scope]} scope`,
+      `v${a.version}`,
+      a.status !== 'active' ? a.status : '',
+      a.pinned ? '$(pinned) pinned' : '',
+      tokens !== undefined ? `${tokens.toLocaleString('en-US')} tokens` : '',
+    ].filter(Boolean);
+    md.appendMarkdown(`${facts.join(' · ')}\n\n`);
+    if (a.paths.length > 0) md.appendMarkdown(`Paths: ${a.paths.map((p) => `\`${p.replace(/`/g, '')}\``).join(', ')}\n\n`);
+    if (a.tags.length > 0) md.appendMarkdown(`Tags: ${a.tags.map((t) => escapeInline(t)).join(', ')}\n\n`);
+    md.appendMarkdown('---\n\n');
+    md.appendMarkdown(bodyPreview(a.body));
+    md.appendMarkdown(`\n\n---\n\n\`${artifactUrn(a.id)}\` · updated ${a.updatedAt.slice(0, 10)}${isVersion ? ' · older version' : ''}`);
+    return md;
+  }
+
+  /** Reveals the artifact (by chain) after it was added or changed. */
+  async reveal(folder: vscode.WorkspaceFolder, artifact: Artifact): Promise<void> {
+    this.refresh();
+    try {
+      await this.snapshot(folder);
+      await this.view.reveal({ kind: 'artifact', folder, artifact }, { select: true, focus: false, expand: false });
+    } catch {
+      // Filtered out, or the view is hidden: nothing to reveal.
+    }
+  }
+
+  getParent(node: ArtifactTreeNode): ArtifactTreeNode | undefined {
+    const multi = this.registry.folders().length > 1;
+    switch (node.kind) {
+      case 'artifact': {
+        const snapshot = this.snapshots.get(node.folder.uri.toString());
+        const groups = snapshot ? groupArtifacts(snapshot.latest, this.filterState) : [];
+        const scope = groups.find((g) => g.scope === node.artifact.scope);
+        const group = scope?.types.find((t) => t.type === node.artifact.type);
+        return group ? { kind: 'type', folder: node.folder, scope: node.artifact.scope, group } : undefined;
+      }
+      case 'type': {
+        const snapshot = this.snapshots.get(node.folder.uri.toString());
+        const scope = snapshot ? groupArtifacts(snapshot.latest, this.filterState).find((g) => g.scope === node.scope) : undefined;
+        return scope ? { kind: 'scope', folder: node.folder, scope: node.scope, count: scope.count, types: scope.types } : undefined;
+      }
+      case 'scope':
+        return multi ? { kind: 'folder', folder: node.folder } : undefined;
+      default:
+        return undefined;
+    }
+  }
+}
+
+function escapeInline(text: string): string {
+  return text.replace(/[\\`*_{}[\]<>#|]/g, '\\$&');
+}

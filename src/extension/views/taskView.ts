@@ -1,0 +1,105 @@
+import * as vscode from 'vscode';
+import type { Task } from '../../core/model';
+import { DisposableBase } from '../disposable';
+import { COMMANDS, CONTEXT_KEYS, TREE_ITEM_KINDS, VIEWS } from '../ids';
+import type { LedgerRegistry } from '../ledgers';
+import type { Logger } from '../logger';
+
+export interface TaskNode {
+  folder: vscode.WorkspaceFolder;
+  task: Task;
+  field: 'title' | 'stage' | 'labels' | 'description' | 'folder' | 'artifacts';
+  count?: number;
+}
+
+/**
+ * The active task of each folder: title, stage, labels, description. Clicking the stage
+ * changes it; the view title has create / switch / clear.
+ */
+export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataProvider<TaskNode> {
+  private readonly changed = this.register(new vscode.EventEmitter<undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(
+    private readonly registry: LedgerRegistry,
+    private readonly logger: Logger,
+  ) {
+    super();
+    this.register(vscode.window.createTreeView(VIEWS.task, { treeDataProvider: this }));
+    this.register(
+      registry.onDidChange((change) => {
+        if (change.kind !== 'activity' && change.kind !== 'log') this.refresh();
+      }),
+    );
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.refresh()));
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: TaskNode): Promise<TaskNode[]> {
+    if (node) return [];
+    const nodes: TaskNode[] = [];
+    const multi = this.registry.folders().length > 1;
+    for (const folder of this.registry.foldersWithLedger()) {
+      try {
+        const found = await this.registry.get(folder).read((store) => {
+          const task = store.getActiveTask();
+          return task ? { task, count: store.listArtifacts({ taskId: task.id, status: 'active' }).length } : undefined;
+        });
+        if (!found) continue;
+        const { task, count } = found;
+        if (multi) nodes.push({ folder, task, field: 'folder' });
+        nodes.push({ folder, task, field: 'title' }, { folder, task, field: 'stage' });
+        if (task.labels.length > 0) nodes.push({ folder, task, field: 'labels' });
+        if (task.description.trim() !== '') nodes.push({ folder, task, field: 'description' });
+        nodes.push({ folder, task, field: 'artifacts', count });
+      } catch (error) {
+        this.logger.error(`Reading the active task of ${folder.name}`, error);
+      }
+    }
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasActiveTask, nodes.length > 0);
+    return nodes;
+  }
+
+  getTreeItem(node: TaskNode): vscode.TreeItem {
+    const { task } = node;
+    const item = new vscode.TreeItem('', vscode.TreeItemCollapsibleState.None);
+    item.contextValue = TREE_ITEM_KINDS.taskField;
+    item.id = `${node.folder.uri.toString()}:${task.id}:${node.field}`;
+    switch (node.field) {
+      case 'folder':
+        item.label = node.folder.name;
+        item.iconPath = vscode.ThemeIcon.Folder;
+        break;
+      case 'title':
+        item.label = task.title;
+        item.description = task.id;
+        item.iconPath = new vscode.ThemeIcon('tasklist');
+        item.tooltip = new vscode.MarkdownString(`**${task.title}**\n\n${task.description}`);
+        break;
+      case 'stage':
+        item.label = `Stage: ${task.stage}`;
+        item.iconPath = new vscode.ThemeIcon('debug-stackframe');
+        item.tooltip = 'Click to move the task to another stage';
+        item.command = { command: COMMANDS.setTaskStage, title: 'Change Stage', arguments: [node] };
+        break;
+      case 'labels':
+        item.label = `Labels: ${task.labels.join(', ')}`;
+        item.iconPath = new vscode.ThemeIcon('tag');
+        break;
+      case 'description':
+        item.label = task.description.split('\n')[0]!;
+        item.iconPath = new vscode.ThemeIcon('note');
+        item.tooltip = task.description;
+        break;
+      case 'artifacts':
+        item.label = `${node.count ?? 0} task artifact${node.count === 1 ? '' : 's'}`;
+        item.iconPath = new vscode.ThemeIcon('library');
+        item.tooltip = 'Artifacts scoped to this task (they are in its context, and only in its context).';
+        break;
+    }
+    return item;
+  }
+}
