@@ -2,8 +2,10 @@ import { UserError } from '../core/model';
 import { helpText, parseCommandArgs } from './args';
 import { BASE_COMMANDS, type Command, type CommandContext } from './commands';
 import { BUILD_COMMANDS } from './buildCommands';
+import { AGENT_COMMANDS } from './agentCommands';
+import { INTEROP_COMMANDS } from './interopCommands';
 
-const COMMANDS: readonly Command[] = [...BASE_COMMANDS, ...BUILD_COMMANDS];
+const COMMANDS: readonly Command[] = [...BASE_COMMANDS, ...BUILD_COMMANDS, ...AGENT_COMMANDS, ...INTEROP_COMMANDS];
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

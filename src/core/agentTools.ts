@@ -413,7 +413,9 @@ export const buildContextTool = defineTool({
 
     const line = budgetLine(result.tokensUsed, budget, tokenizer, modeCounts(result));
     const notes = ignored.length > 0 ? `\n(Ignored paths outside the workspace: ${ignored.map((p) => JSON.stringify(p)).join(', ')}.)` : '';
-    let body = result.text.trim() === '' ? `Nothing in the ledger matches this task yet (${result.candidates} artifacts considered).` : result.text.trimEnd();
+    // The task brief alone is not an answer: say plainly when no knowledge matched.
+    const nothing = `Nothing in the ledger matches this task yet (${result.candidates} artifacts considered).`;
+    let body = result.items.length === 0 ? [result.text.trim(), nothing].filter(Boolean).join('\n\n') : result.text.trimEnd();
     let answer = `${body}\n\n---\n${line}${notes}`;
     if (counter.count(answer) > budget) {
       // Tiny budgets: the rendered context alone is guaranteed to fit, the footer is not.

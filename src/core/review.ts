@@ -3,7 +3,7 @@
  * state lives in `extra.review` (kept by the store and by JSONL round-trips), and the
  * provenance in `source` (`agent:<name>`), so nothing here needs a migration.
  */
-import type { Artifact, ArtifactInput } from './model';
+import { type Artifact, type ArtifactInput, UserError } from './model';
 import type { LedgerStore } from './store';
 
 export const REVIEW_STATES = ['unreviewed', 'approved', 'rejected'] as const;
@@ -113,6 +113,9 @@ export function applyReview(
   reviewer = 'user',
 ): Artifact {
   const latest = store.latestOfChain(store.requireArtifact(ref).chainId)!;
+  if (reviewState(latest) === undefined) {
+    throw new UserError(`${latest.id} was not written by an agent; there is nothing to review.`, 'List what awaits review with `context-ledger inbox`.');
+  }
   if (reviewState(latest) === verdict) return latest;
   const at = store.clock.now().toISOString();
   return store.transaction(() => {
