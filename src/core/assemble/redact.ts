@@ -79,14 +79,14 @@ const RULES: Rule[] = [
   {
     kind: 'password',
     pattern:
-      /\b((?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|client[_-]?secret|access[_-]?token|auth[_-]?token|token|private[_-]?key)["']?\s*(?::|=|:=|=>)\s*)(["'])([^"'\n]{4,256})\2/gi,
+      /(?<![A-Za-z0-9_-])([_-]*(?:[A-Za-z0-9]+[_-]+)*[A-Za-z0-9]*?(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|client[_-]?secret|access[_-]?token|auth[_-]?token|token|private[_-]?key)["']?\s*(?::|=|:=|=>)\s*)(["'])([^"'\n]{4,256})\2/gi,
     group: 3,
     accept: notPlaceholder,
   },
   {
     kind: 'password',
     pattern:
-      /\b((?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|client[_-]?secret|access[_-]?token|auth[_-]?token|token|private[_-]?key)\s*(?::|=|:=)[ \t]*)([^\s"'`,;{}[\]]{6,256})/gi,
+      /(?<![A-Za-z0-9_-])([_-]*(?:[A-Za-z0-9]+[_-]+)*[A-Za-z0-9]*?(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|client[_-]?secret|access[_-]?token|auth[_-]?token|token|private[_-]?key)\s*(?::|=|:=)[ \t]*)([^\s"'`,;{}[\]]{6,256})/gi,
     group: 2,
     accept: literalValue,
   },
