@@ -1,5 +1,165 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { artifactUrn } from '../core/model';
+import { registerAgentFeatures } from './agent';
+import { AutoInjector } from './autoInjector';
+import { formatTokens } from './budgetMeter';
+import { BudgetStatusBar } from './budgetStatusBar';
+import { ConfigService } from './config';
+import { type BuiltContext, ContextService } from './contextService';
+import { guarded } from './errors';
+import { ExplainDocuments } from './explainDocuments';
+import { FileActivityTracker } from './fileActivityTracker';
+import { COMMANDS, CONTEXT_KEYS } from './ids';
+import { registerInteropFeatures } from './interop';
+import { LedgerDocumentProvider } from './ledgerDocuments';
+import { LedgerRegistry } from './ledgers';
+import { LiveContext } from './liveContext';
+import { Logger } from './logger';
+import type { Services } from './services';
+import { type ArtifactTreeNode, ArtifactTreeProvider } from './views/artifactTree';
+import { TaskTreeProvider } from './views/taskView';
+import { TrackedFilesProvider } from './views/trackedFilesView';
 
-export function activate(_context: vscode.ExtensionContext): void {}
+/**
+ * Builds the services (cheap: the database and the tokenizer load lazily, on first use),
+ * registers the commands and views, then hands over to the agent and interop features.
+ */
+export function activate(context: vscode.ExtensionContext): Services {
+  const started = performance.now();
+  const own = <T extends vscode.Disposable>(d: T): T => {
+    context.subscriptions.push(d);
+    return d;
+  };
+  const logger = own(new Logger());
+  const config = own(new ConfigService());
+  const registry = own(new LedgerRegistry(config, logger));
+  // The tracker must never track the file auto-inject writes; the injector is built later.
+  const late: { autoInject?: AutoInjector } = {};
+  const tracker = own(
+    new FileActivityTracker(registry, config, logger, (folder) => {
+      const rel = late.autoInject?.relativePath(folder);
+      return rel ? [rel] : [];
+    }),
+  );
+  const contexts = new ContextService(registry, config, tracker, logger);
+  const live = own(new LiveContext(contexts, registry, config, logger));
+  const documents = own(new LedgerDocumentProvider(registry, logger));
+  const explain = own(new ExplainDocuments());
+  const autoInject = own(new AutoInjector(live, registry, config, logger, context.globalState));
+  late.autoInject = autoInject;
+  const artifactTree = own(new ArtifactTreeProvider(registry, config, logger));
+  const taskTree = own(new TaskTreeProvider(registry, logger));
+  const filesTree = own(new TrackedFilesProvider(registry, config, tracker, logger));
+  own(new BudgetStatusBar(live, config));
+
+  const services: Services = { context, logger, config, registry, tracker, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
+
+  registerCommands(context, services);
+  updateContextKeys(registry);
+  own(registry.onDidChange(() => updateContextKeys(registry)));
+  own({ dispose: () => void tracker.flush() });
+
+  registerAgentFeatures(context, services);
+  registerInteropFeatures(context, services);
+
+  live.schedule(0);
+  logger.info(`Activated in ${(performance.now() - started).toFixed(1)} ms`);
+  return services;
+}
 
 export function deactivate(): void {}
+
+function updateContextKeys(registry: LedgerRegistry): void {
+  void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasLedger, registry.foldersWithLedger().length > 0);
+  void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.multiRoot, registry.folders().length > 1);
+}
+
+function registerCommands(context: vscode.ExtensionContext, s: Services): void {
+  const register = (id: string, what: string, fn: (...args: never[]) => unknown): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, guarded(s.logger, what, fn as (...args: unknown[]) => unknown)));
+  };
+
+  const requireFolder = (): vscode.WorkspaceFolder => {
+    const folder = s.contexts.currentFolder();
+    if (!folder) throw new vscode.CancellationError();
+    return folder;
+  };
+
+  register(COMMANDS.buildContext, 'Building the agent context', async () => {
+    const folder = s.contexts.currentFolder();
+    if (!folder) {
+      void vscode.window.showWarningMessage('Context Ledger needs an open folder to build context for.');
+      return;
+    }
+    const built = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: 'Context Ledger: building context…' },
+      () => s.contexts.build(folder, { trigger: 'command', log: true }),
+    );
+    const markdown = built.result.text;
+    await vscode.env.clipboard.writeText(markdown);
+    const where = (await sendToChat(markdown)) ? 'put it in the chat' : (await openPreview(markdown), 'opened it beside');
+    const message = `Context Ledger: copied the context (${usage(built)}, ${built.result.items.length} artifacts) and ${where}.`;
+    void vscode.window.showInformationMessage(message, 'Show details').then((pick) => {
+      if (pick) void s.explain.show(built);
+    });
+  });
+
+  register(COMMANDS.previewContext, 'Previewing the agent context', async () => {
+    const folder = requireFolder();
+    const built = await s.contexts.build(folder, { trigger: 'preview', log: false });
+    await openPreview(built.result.text);
+  });
+
+  register(COMMANDS.showDetails, 'Showing the context details', async () => {
+    const folder = requireFolder();
+    const built = s.contexts.lastBuilt(folder) ?? (await s.contexts.build(folder, { trigger: 'preview', log: false }));
+    await s.explain.show(built);
+  });
+
+  register(COMMANDS.openArtifact, 'Opening the artifact', async (node?: ArtifactTreeNode) => {
+    if (!node || (node.kind !== 'artifact' && node.kind !== 'version')) return;
+    const uri = node.kind === 'version' ? s.documents.versionUriFor(node.folder, node.artifact) : s.documents.uriFor(node.folder, node.artifact);
+    await vscode.window.showTextDocument(uri, { preview: true });
+  });
+
+  register(COMMANDS.copyUrn, 'Copying the URN', async (node?: ArtifactTreeNode) => {
+    if (!node || (node.kind !== 'artifact' && node.kind !== 'version')) return;
+    const urn = artifactUrn(node.artifact.id);
+    await vscode.env.clipboard.writeText(urn);
+    void vscode.window.setStatusBarMessage(`Copied ${urn}`, 3000);
+  });
+
+  register(COMMANDS.refresh, 'Refreshing', () => {
+    s.artifactTree.refresh();
+    s.taskTree.refresh();
+    s.filesTree.refresh();
+    s.live.schedule(0);
+  });
+
+  register(COMMANDS.showLog, 'Showing the log', () => s.logger.show());
+}
+
+function usage(built: BuiltContext): string {
+  const { tokensUsed, budget, tokenizer } = built.result;
+  return `${tokensUsed} of ${budget} tokens (${formatTokens(tokensUsed)}/${formatTokens(budget)}, ${tokenizer})`;
+}
+
+/** Puts the context into the chat panel when there is one (feature-detected); false when there is none. */
+async function sendToChat(markdown: string): Promise<boolean> {
+  const commands = await vscode.commands.getCommands(true);
+  if (!commands.includes('workbench.action.chat.open')) return false;
+  // A chat command can exist without any chat provider (e.g. code-server without Copilot).
+  const hasModels = typeof vscode.lm?.selectChatModels === 'function' && (await vscode.lm.selectChatModels().then((m) => m.length > 0, () => false));
+  if (!hasModels) return false;
+  try {
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: markdown, isPartialQuery: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function openPreview(markdown: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}

@@ -719,16 +719,27 @@ export async function treeItems(page: Page, viewTitle: string): Promise<TreeItem
   if ((await header.getAttribute('aria-expanded')) === 'false') {
     await header.click();
   }
-  const rows = pane.locator('.pane-body .monaco-list-row');
-  const items: TreeItem[] = [];
-  for (const row of await rows.all()) {
-    const label = normalize((await row.locator('.label-name, .monaco-highlighted-label').first().textContent().catch(() => '')) ?? '');
-    const description = normalize((await row.locator('.label-description').first().textContent().catch(() => '')) ?? '');
-    const level = Number((await row.getAttribute('aria-level')) ?? '1');
-    const exp = await row.getAttribute('aria-expanded');
-    items.push({ label, description, depth: Number.isFinite(level) ? level : 1, expanded: exp === null ? undefined : exp === 'true' });
-  }
-  return items;
+  // One read of all rows in the page: a per-row locator would wait out Playwright's timeout
+  // for every row that has no description (group rows), which made this take minutes.
+  // (test/e2e compiles without the DOM lib, hence the minimal DomRow shape.)
+  type DomRow = { querySelector(selector: string): { textContent: string | null } | null; getAttribute(name: string): string | null };
+  const raw = await pane.locator('.pane-body .monaco-list-row').evaluateAll((rows: unknown[]) =>
+    (rows as DomRow[]).map((row) => ({
+      label: row.querySelector('.label-name, .monaco-highlighted-label')?.textContent ?? '',
+      description: row.querySelector('.label-description')?.textContent ?? '',
+      level: row.getAttribute('aria-level'),
+      expanded: row.getAttribute('aria-expanded'),
+    })),
+  );
+  return raw.map((r) => {
+    const level = Number(r.level ?? '1');
+    return {
+      label: normalize(r.label),
+      description: normalize(r.description),
+      depth: Number.isFinite(level) ? level : 1,
+      expanded: r.expanded === null ? undefined : r.expanded === 'true',
+    };
+  });
 }
 
 /** Waits until the tree in `viewTitle` shows items accepted by `accept`; returns them. */
