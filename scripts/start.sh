@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# `npm start`: see the extension working on the sample workspace with a seeded ledger.
+# Uses the local `code` when there is one (extension development host); otherwise the
+# browser VS Code of the e2e tests (code-server, installed by scripts/setup-e2e.sh),
+# bound to 127.0.0.1 only, and prints the URL to open.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+WORKSPACE="$ROOT/sample/workspace"
+PORT="${PORT:-8740}"
+
+npm run --silent build
+# Seeding is idempotent: a second start leaves the sample ledger (and your edits) as they are.
+node dist/cli.js import --db "$WORKSPACE/.context-ledger/ledger.db" sample/knowledge.jsonl
+
+if command -v code >/dev/null 2>&1 && [[ -z "${START_IN_BROWSER:-}" ]]; then
+  echo "Opening the sample workspace in VS Code with this extension loaded..."
+  exec code --extensionDevelopmentPath="$ROOT" "$WORKSPACE"
+fi
+
+bash scripts/setup-e2e.sh
+npm run --silent package
+STATE="$ROOT/.vscode-test/start"
+mkdir -p "$STATE/extensions" "$STATE/user-data"
+ENTRY="$ROOT/.vscode-test/code-server/package/out/node/entry.js"
+node "$ENTRY" --extensions-dir "$STATE/extensions" --user-data-dir "$STATE/user-data" \
+  --install-extension "$ROOT/test-output/context-ledger.vsix" --force >/dev/null
+echo
+echo "Context Ledger is running in VS Code in the browser:"
+echo "    http://127.0.0.1:${PORT}/?folder=${WORKSPACE}"
+echo "(Ctrl+C stops it.)"
+touch "$STATE/config.yaml"
+exec node "$ENTRY" --config "$STATE/config.yaml" --auth none --bind-addr "127.0.0.1:${PORT}" \
+  --disable-telemetry --disable-update-check --disable-workspace-trust \
+  --extensions-dir "$STATE/extensions" --user-data-dir "$STATE/user-data" "$WORKSPACE"
