@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
-import { artifactUrn } from '../core/model';
+import { ARTIFACT_TYPES, type Artifact, artifactUrn } from '../core/model';
+import type { LedgerStore } from '../core/store';
 import { registerAgentFeatures } from './agent';
+import { TYPE_DESCRIPTIONS, TYPE_ICONS, TYPE_LABELS } from './artifactTreeModel';
 import { AutoInjector } from './autoInjector';
 import { formatTokens } from './budgetMeter';
 import { BudgetStatusBar } from './budgetStatusBar';
@@ -12,7 +14,7 @@ import { FileActivityTracker } from './fileActivityTracker';
 import { COMMANDS, CONTEXT_KEYS } from './ids';
 import { registerInteropFeatures } from './interop';
 import { LedgerDocumentProvider } from './ledgerDocuments';
-import { LedgerRegistry } from './ledgers';
+import { type LedgerChangeKind, LedgerRegistry } from './ledgers';
 import { LiveContext } from './liveContext';
 import { Logger } from './logger';
 import type { Services } from './services';
@@ -127,6 +129,75 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     const urn = artifactUrn(node.artifact.id);
     await vscode.env.clipboard.writeText(urn);
     void vscode.window.setStatusBarMessage(`Copied ${urn}`, 3000);
+  });
+
+  /** The latest-version artifact node a tree item command was invoked on (older versions are not acted on). */
+  const artifactNode = (node?: ArtifactTreeNode): Extract<ArtifactTreeNode, { kind: 'artifact' }> | undefined =>
+    node?.kind === 'artifact' ? node : undefined;
+
+  /** Writes through the folder's ledger (locked, atomic) and refreshes the tree. */
+  const writeFor = async <T>(node: Extract<ArtifactTreeNode, { kind: 'artifact' }>, kind: LedgerChangeKind, fn: (store: LedgerStore, artifact: Artifact) => T): Promise<T> => {
+    const result = await s.registry.get(node.folder).write((store) => fn(store, node.artifact), kind);
+    s.artifactTree.refresh();
+    return result;
+  };
+
+  const setPinned = (pinned: boolean) => async (arg?: ArtifactTreeNode) => {
+    const node = artifactNode(arg);
+    if (!node) return;
+    const after = await writeFor(node, 'artifacts', (store, a) => store.setPinned(a.id, pinned));
+    vscode.window.setStatusBarMessage(`Context Ledger: ${pinned ? 'pinned' : 'unpinned'} "${after.title}"`, 3000);
+  };
+  register(COMMANDS.pin, 'Pinning the artifact', setPinned(true));
+  register(COMMANDS.unpin, 'Unpinning the artifact', setPinned(false));
+
+  register(COMMANDS.archive, 'Archiving the artifact', async (arg?: ArtifactTreeNode) => {
+    const node = artifactNode(arg);
+    if (!node) return;
+    const after = await writeFor(node, 'artifacts', (store, a) => store.archive(a.id));
+    vscode.window.setStatusBarMessage(`Context Ledger: archived "${after.title}"`, 3000);
+  });
+
+  register(COMMANDS.deleteArtifact, 'Deleting the artifact', async (arg?: ArtifactTreeNode) => {
+    const node = artifactNode(arg);
+    if (!node) return;
+    const a = node.artifact;
+    const versions = a.version > 1 ? ` and all ${a.version} of its versions` : '';
+    const pick = await vscode.window.showWarningMessage(
+      `Delete "${a.title}"${versions}?`,
+      { modal: true, detail: `The ${TYPE_LABELS[a.type].one.toLowerCase()} is removed from the ledger for good. This cannot be undone; archive it instead to keep it out of the context.` },
+      'Delete',
+    );
+    if (pick !== 'Delete') return;
+    await writeFor(node, 'artifacts', (store, artifact) => store.deleteArtifact(artifact.id));
+    vscode.window.setStatusBarMessage(`Context Ledger: deleted "${a.title}"`, 3000);
+  });
+
+  const feedback = (verdict: 'useful' | 'not_useful') => async (arg?: ArtifactTreeNode) => {
+    const node = artifactNode(arg);
+    if (!node) return;
+    await writeFor(node, 'feedback', (store, a) => store.recordFeedback(a.id, verdict));
+    vscode.window.setStatusBarMessage(`Context Ledger: marked "${node.artifact.title}" ${verdict === 'useful' ? 'useful' : 'not useful'}`, 3000);
+  };
+  register(COMMANDS.markUseful, 'Recording feedback', feedback('useful'));
+  register(COMMANDS.markNotUseful, 'Recording feedback', feedback('not_useful'));
+
+  register(COMMANDS.addArtifact, 'Adding an artifact', async (arg?: ArtifactTreeNode) => {
+    const folder = arg && 'folder' in arg ? arg.folder : requireFolder();
+    const type = await vscode.window.showQuickPick(
+      ARTIFACT_TYPES.map((t) => ({ label: TYPE_LABELS[t].one, description: TYPE_DESCRIPTIONS[t], iconPath: new vscode.ThemeIcon(TYPE_ICONS[t]), type: t })),
+      { title: 'Context Ledger: add artifact', placeHolder: 'What kind of artifact?' },
+    );
+    if (!type) return;
+    const title = await vscode.window.showInputBox({
+      title: `Context Ledger: add ${TYPE_LABELS[type.type].one.toLowerCase()}`,
+      prompt: 'A short title',
+      validateInput: (value) => (value.trim() ? undefined : 'The title cannot be empty.'),
+    });
+    if (title === undefined) return;
+    // A draft document: the first save adds it to the ledger (through the registry write path).
+    const uri = s.documents.draftUri(folder, { title: title.trim(), type: type.type, scope: 'global', paths: [], tags: [], taskId: null, summary: null, body: '' });
+    await vscode.window.showTextDocument(uri, { preview: false });
   });
 
   register(COMMANDS.refresh, 'Refreshing', () => {
