@@ -129,7 +129,7 @@ test('"Add artifact" with a non-ASCII title: draft, Ctrl+S, then in the sidebar 
   assert.equal(item.depth, 3, `under its scope and type: ${JSON.stringify(items)}`);
   await screenshot(page, '04-sidebar');
 
-  const titles = await waitFor(async () => listedTitles(), (t) => t.includes(TITLE), 'the title in `context-ledger list`', 10_000);
+  const titles = await waitFor(() => Promise.resolve(listedTitles()), (t) => t.includes(TITLE), 'the title in `context-ledger list`', 10_000);
   assert.equal(titles.filter((t) => t === TITLE).length, 1, 'added exactly once');
   // The body was saved too (searched by a non-ASCII word from it).
   const shown = run(process.execPath, [CLI, 'list', '--db', db, '--format', 'json', '--text', 'naïve fixed delays']);
