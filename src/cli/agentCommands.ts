@@ -5,7 +5,6 @@
 import { type Artifact, artifactUrn, UserError } from '../core/model';
 import { applyReview, isUnreviewed } from '../core/review';
 import { type Command, isJson, printJson, withRead, withWrite } from './commands';
-import { mcpCommand } from './mcp';
 
 function inboxEntry(a: Artifact): Record<string, unknown> {
   return {
@@ -70,4 +69,4 @@ export const reviewCommand: Command = {
   },
 };
 
-export const AGENT_COMMANDS: readonly Command[] = [mcpCommand, inboxCommand, reviewCommand];
+export const REVIEW_COMMANDS: readonly Command[] = [inboxCommand, reviewCommand];
