@@ -315,6 +315,17 @@ function assertAgentMayChange(store: LedgerStore, latest: Artifact, verb: string
   }
 }
 
+/** The latest version of the chain `ref` names (any version of it), if an agent may `verb` it. */
+function latestAgentMayChange(store: LedgerStore, ref: string, verb: 'revise' | 'supersede'): Artifact {
+  const target = store.getArtifact(idFromRef(ref));
+  if (!target) {
+    throw new UserError(`No artifact "${idFromRef(ref)}" to ${verb}.`, 'Find it with search_artifacts, or record a new one with create_artifact.');
+  }
+  const latest = store.latestOfChain(target.chainId)!;
+  assertAgentMayChange(store, latest, verb);
+  return latest;
+}
+
 // ------------------------------------------------------------------ build_context
 
 const BUDGET_LINE_RESERVE_MARGIN = 4;
@@ -695,10 +706,7 @@ export const proposeVersionTool = defineTool({
     const paths = normalizePaths(env, input.paths);
     const tags = cleanTags(input.tags);
     const outcome = await env.ledger.write((store) => {
-      const target = store.getArtifact(idFromRef(input.id));
-      if (!target) throw new UserError(`No artifact "${idFromRef(input.id)}".`, 'Find it with search_artifacts, or record a new one with create_artifact.');
-      const latest = store.latestOfChain(target.chainId)!;
-      assertAgentMayChange(store, latest, 'revise');
+      const latest = latestAgentMayChange(store, input.id, 'revise');
       const nextPaths = paths ?? latest.paths;
       const { scope, taskId } = resolveScope(store, {
         scope: input.scope ?? latest.scope,
@@ -775,10 +783,7 @@ export const proposeSupersessionTool = defineTool({
     const paths = normalizePaths(env, input.paths);
     const tags = cleanTags(input.tags);
     const outcome = await env.ledger.write((store) => {
-      const target = store.getArtifact(idFromRef(input.supersedes));
-      if (!target) throw new UserError(`No artifact "${idFromRef(input.supersedes)}" to supersede.`, 'Find it with search_artifacts.');
-      const old = store.latestOfChain(target.chainId)!;
-      assertAgentMayChange(store, old, 'supersede');
+      const old = latestAgentMayChange(store, input.supersedes, 'supersede');
       const type = input.type ?? old.type;
       if (type === 'constitution') {
         throw new UserError('The replacement cannot be a constitution rule; only a person adds those. Give "type" another value, e.g. convention.');
