@@ -147,6 +147,28 @@ if (hasBuild) {
   rows.push([`in process: \`build\`, warm (repeat build), median of ${WARM_RUNS}`, fmt(figures.warmMs), '', `< 50 ms and < 5x floor (${(figures.warmMs / figures.floorMs).toFixed(1)}x)`]);
 }
 
+// Imports of the formats teams keep (issue #6): a 1,000-entry ctx DECISIONS.md and a 500-file ADR folder.
+const decisions = path.join(work, 'ctx', '.context');
+fs.mkdirSync(decisions, { recursive: true });
+fs.writeFileSync(path.join(decisions, 'DECISIONS.md'), ['# Decisions', '', ...Array.from({ length: 1000 }, (_, i) => {
+  const stamp = new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `## [${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}-${stamp.slice(9, 15)}] ${words(6)}\n\n**Status**: Accepted\n\n**Context**: ${words(60)}.\n\n**Decision**: ${words(40)}.\n\n**Consequence**: ${words(30)}.\n\n---\n`;
+})].join('\n'));
+const importedAll = (result, n) => {
+  const added = JSON.parse(result.stdout).formats.reduce((sum, f) => sum + f.added, 0);
+  if (added !== n) throw new Error(`imported ${added} artifacts, expected ${n}`);
+  return result;
+};
+report('`import --from ctx` of a 1,000-entry DECISIONS.md (new ledger)', importedAll(run(['import', '--db', path.join(work, 'ctx.db'), '--from', 'ctx', decisions, '--format', 'json']), 1000));
+const adrs = path.join(work, 'adr', 'docs', 'adr');
+fs.mkdirSync(adrs, { recursive: true });
+for (let i = 1; i <= 500; i++) {
+  const title = words(5);
+  fs.writeFileSync(path.join(adrs, `${String(i).padStart(4, '0')}-${title.replace(/ /g, '-')}.md`),
+    `---\nstatus: accepted\ndate: 2025-01-${String((i % 28) + 1).padStart(2, '0')}\ntags: [${vocabulary[i % vocabulary.length]}]\n---\n# ${i}. ${title}\n\n## Context\n\n${words(80)}.\n\n## Decision\n\n${words(50)}.\n\n## Consequences\n\n${words(40)}.\n`);
+}
+report('`import --from adr` of a 500-file ADR folder (new ledger)', importedAll(run(['import', '--db', path.join(work, 'adr.db'), '--from', 'adr', adrs, '--format', 'json']), 500));
+
 const dbBytes = fs.statSync(big).size;
 rows.push([`database file / text size`, `${(dbBytes / 1048576).toFixed(1)} MB / ${(textBytes / 1048576).toFixed(1)} MB = ${(dbBytes / textBytes).toFixed(2)}x`, '', '< 2x']);
 
