@@ -53,7 +53,7 @@ function under(dir: string, path: string): boolean {
 /** Checks globs as written; returns the usable ones (trimmed). */
 function lintGlobs(where: string, field: string, raw: unknown, oneString: boolean, files: readonly string[], problems: GlobProblem[]): string[] {
   if (raw === undefined || raw === null) return [];
-  if (Array.isArray(raw) && oneString) {
+  if (Array.isArray(raw) && raw.length > 0 && oneString) {
     problems.push({ where, field, problem: `is a YAML list; this tool reads one string of comma-separated globs, e.g. ${field}: "${raw.map(String).join(',')}"` });
   }
   const texts = Array.isArray(raw) ? raw.map((item) => stringValue(item) ?? '') : [stringValue(raw) ?? ''];
