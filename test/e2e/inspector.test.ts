@@ -17,12 +17,14 @@ import type { ExclusionReason } from '../../src/core/assemble/types';
 import {
   OUTPUT_DIR,
   REPO_ROOT,
+  activeEditorText,
   openFile,
   openWorkbench,
   runCommand,
   screenshot,
   startCodeServer,
   waitFor,
+  waitForNotification,
   waitForStatusBarText,
   waitForWorkbenchReady,
   withFailureScreenshot,
@@ -175,6 +177,28 @@ test('filtering, the agent files and the history tab', async () => {
   await frame.locator('vscode-tab-header[data-tab="items"]').click();
 });
 
+test('a click opens the artifact; Pin brings a left-out artifact into the context', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  const s = await summary(page);
+  const out = cliBuild(BUDGET, JSON.parse(s['data-paths']!) as string[]).excluded.find((e) => e.reason === 'below-threshold');
+  assert.ok(out, 'the sample leaves some artifact below the threshold');
+  const row = frame.locator(`#items tbody tr[data-id="${out.id}"]`);
+  const title = ((await row.locator('.col-title a').textContent()) ?? '').trim();
+  await row.locator('.col-title a').click();
+  await waitFor(() => activeEditorText(page), (text) => text.includes(title), `"${title}" to open in an editor`);
+  await screenshot(page, '03a-artifact-opened');
+  await runCommand(page, 'View: Close Editor');
+  await page.locator('.tab', { hasText: 'Context Inspector' }).first().click();
+  await frame.locator('#summary').waitFor({ state: 'visible' });
+
+  await frame.locator(`#items tbody tr[data-id="${out.id}"] vscode-button`, { hasText: 'Pin' }).click();
+  await waitFor(() => frame.locator(`#items tbody tr[data-id="${out.id}"]`).getAttribute('data-status'), (st) => st !== null && st !== 'excluded', `"${title}" to be included after pinning`, 45_000);
+  assert.equal(((await frame.locator(`#items tbody tr[data-id="${out.id}"] .col-layer`).textContent()) ?? '').trim(), 'fixed', 'a pinned artifact sits in the fixed layer');
+  await frame.locator(`#items tbody tr[data-id="${out.id}"] vscode-button`, { hasText: 'Unpin' }).waitFor({ state: 'visible' });
+  await screenshot(page, '03b-pinned');
+});
+
 test('"try budget" shows the difference, and changing the budget updates the panel live', async () => {
   const page = wb!.page;
   const frame = inspector(page);
@@ -200,6 +224,32 @@ test('"try budget" shows the difference, and changing the budget updates the pan
   await waitForStatusBarText(page, /\/3k$/);
 });
 
+test('2,000 more candidates (added by the CLI while the panel is open) page without jank', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  const jsonl = path.join(tmp, 'bulk.jsonl');
+  const lines = Array.from({ length: 2000 }, (_, i) =>
+    JSON.stringify({ id: `bulk-${i}`, type: 'note', title: `Bulk note ${i} — Zahlungsprotokoll 日本語 ${i % 10 === 0 ? 'webhook' : 'misc'}`, body: `Body of bulk note ${i}: ${i % 10 === 0 ? 'payment webhook retries' : 'marina berth glossary'}.` }),
+  );
+  fs.writeFileSync(jsonl, `${lines.join('\n')}\n`);
+  run(process.execPath, [CLI, 'import', jsonl, '--db', db]);
+  const s = await waitFor(() => summary(page), (x) => Number(x['data-included']) + Number(x['data-excluded']) >= 2000, 'the panel to see the 2,000 new artifacts', 90_000);
+  const rows = frame.locator('#items tbody tr[data-id]');
+  assert.equal(await rows.count(), 100, 'one page of 100 rows is rendered, not 2,000');
+  assert.match((await frame.locator('#range').textContent()) ?? '', /^1–100 of 2,0\d\d$/);
+  const total = Number(s['data-included']) + Number(s['data-excluded']);
+  const started = Date.now();
+  await frame.locator('vscode-button', { hasText: 'Next' }).click();
+  await waitFor(() => frame.locator('#range').textContent(), (t) => (t ?? '').startsWith('101–200'), 'the second page');
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed < 1500, `the next page took ${elapsed} ms`);
+  await frame.locator('#filter').locator('input').fill('日本語 webhook');
+  await waitFor(() => frame.locator('#range').textContent(), (t) => /of 200$/.test(t ?? ''), 'the filter to find the 200 webhook notes');
+  assert.ok(total >= 2000);
+  await screenshot(page, '04b-2000-candidates');
+  await frame.locator('#filter').locator('input').fill('');
+});
+
 test('screenshots in light and high-contrast themes', async () => {
   const page = wb!.page;
   for (const [theme, name] of [['Default Light Modern', '05-inspector-light'], ['Default High Contrast', '06-inspector-high-contrast'], ['Default Dark Modern', '07-inspector-dark-after']] as const) {
@@ -220,6 +270,18 @@ test('screenshots in light and high-contrast themes', async () => {
     const file = await screenshot(page, name);
     assert.ok(fs.statSync(file).size > 10_000, `${file} is a real screenshot`);
   }
+});
+
+test('"Show details" of "Build agent context" opens the inspector, whose history gains the build', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  const historyBadge = frame.locator('vscode-tab-header[data-tab="history"] vscode-badge');
+  const before = Number(((await historyBadge.textContent()) ?? '').trim());
+  await runCommand(page, 'Context Ledger: Build agent context');
+  await waitForNotification(page, /copied the context/);
+  await page.locator('.notifications-toasts .monaco-button', { hasText: 'Show details' }).first().click();
+  await page.locator('.tab.active', { hasText: 'Context Inspector' }).first().waitFor({ state: 'visible' });
+  await waitFor(async () => Number(((await historyBadge.textContent()) ?? '').trim()), (n) => n === before + 1, 'one more build in the history');
 });
 
 test('the inspector is restored after a reload', async () => {

@@ -91,6 +91,7 @@ export interface ItemRow {
   reason: string;
   reasonCode?: ExclusionReason;
   redacted?: boolean;
+  pinned?: boolean;
 }
 
 export interface EstimateView {
@@ -139,6 +140,8 @@ export interface InspectorInput {
   /** Titles for ids in the history that are not candidates of this build. */
   titles?: Readonly<Record<string, string>>;
   agentFiles?: AgentFilesView;
+  /** Ids of pinned artifacts (the assembly result does not say). */
+  pinned?: ReadonlySet<string>;
 }
 
 export function estimateView(text: string, real: number): EstimateView {
@@ -212,6 +215,7 @@ export function itemRows(result: Pick<AssembleResult, 'items' | 'excluded'>): It
 export function buildInspectorModel(input: InspectorInput): InspectorModel {
   const { result } = input;
   const rows = itemRows(result);
+  if (input.pinned) for (const row of rows) if (input.pinned.has(row.id)) row.pinned = true;
   const counts: Record<RowStatus, number> = { full: 0, preview: 0, title: 0, excluded: 0 };
   for (const row of rows) counts[row.status]++;
   const titles: Record<string, string> = { ...(input.titles ?? {}) };

@@ -13,6 +13,9 @@ import type { LiveState } from '../liveContext';
 import type { Services } from '../services';
 import type { AgentFileReader } from './agentFileReader';
 
+/** The `minimum` of contextLedger.budget in package.json. */
+const MIN_BUDGET_SETTING = 256;
+
 /** Logged builds shown in the history (newest first). */
 const HISTORY_LIMIT = 50;
 
@@ -44,6 +47,8 @@ export class InspectorPanel extends DisposableBase {
     this.register(panel.onDidChangeViewState(() => panel.visible && void this.refresh()));
     this.register(s.live.onDidUpdate((state) => void this.show(state)));
     this.register(files.onDidChange(() => void this.refresh()));
+    // A logged build (e.g. "Build agent context") adds to the history without changing the live context.
+    this.register(s.registry.onDidChange((change) => change.kind === 'log' && panel.visible && void this.refresh()));
   }
 
   reveal(): void {
@@ -120,7 +125,7 @@ export class InspectorPanel extends DisposableBase {
     const { result, folder } = built;
     const current = snapshotOfResult(result);
     const known = new Set([...result.items.map((i) => i.id), ...result.excluded.map((e) => e.id)]);
-    const { history, included, titles } = await this.s.registry.get(folder).read((store) => {
+    const { history, included, titles, pinned } = await this.s.registry.get(folder).read((store) => {
       const history = historyEntries(store.recentAssemblies(HISTORY_LIMIT));
       const titles: Record<string, string> = {};
       for (const entry of history) {
@@ -134,7 +139,8 @@ export class InspectorPanel extends DisposableBase {
         const artifact = store.getArtifact(item.id);
         return { id: item.id, title: item.title, tokens: item.tokens, body: artifact?.body ?? '', source: artifact?.source ?? '' };
       });
-      return { history, included, titles };
+      const pinned = new Set([...result.items, ...result.excluded].filter((r) => store.getArtifact(r.id)?.pinned === true).map((r) => r.id));
+      return { history, included, titles, pinned };
     });
     const [files, counter] = await Promise.all([this.files.read(folder), TokenCounter.load(result.tokenizer)]);
     const agentFiles = agentFilesView({ files, activePaths: built.paths, ledgerTokens: result.tokensUsed, included, count: (text) => counter.count(text) });
@@ -148,6 +154,7 @@ export class InspectorPanel extends DisposableBase {
       current,
       titles,
       agentFiles,
+      pinned,
     });
   }
 
@@ -205,7 +212,7 @@ export class InspectorPanel extends DisposableBase {
         if (!folder) return;
         const after = await this.s.registry.get(folder).write((store) => store.setPinned(message.id, message.pinned), 'artifacts');
         this.s.artifactTree.refresh();
-        this.post({ type: 'notice', text: `${message.pinned ? 'Pinned' : 'Unpinned'} "${after.title}": it is always in the context now.` });
+        this.post({ type: 'notice', text: message.pinned ? `Pinned "${after.title}": it is always in the context now.` : `Unpinned "${after.title}": it competes on its score again.` });
         return;
       }
       case 'feedback': {
@@ -227,6 +234,10 @@ export class InspectorPanel extends DisposableBase {
         return;
       }
       case 'setBudget': {
+        if (message.budget < MIN_BUDGET_SETTING) {
+          this.post({ type: 'notice', text: `The budget setting must be at least ${MIN_BUDGET_SETTING} tokens.` });
+          return;
+        }
         const folder = this.folder();
         const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder?.uri);
         const where = config.inspect<number>(SETTINGS.budget);

@@ -182,7 +182,9 @@ function itemRow(row: ItemRow): TemplateResult {
     <td class="col-score num" title=${components(row)}>${score(row.score)}<div class="components">${components(row)}</div></td>
     <td class="col-reason">${row.reason}${row.redacted ? html` <span class="pill">secrets masked</span>` : nothing}</td>
     <td class="col-actions">
-      <vscode-button secondary title="Pin: always in the context" aria-label=${`Pin ${row.title}`} @click=${() => post({ type: 'pin', id: row.id, pinned: true })}>Pin</vscode-button>
+      ${row.pinned
+        ? html`<vscode-button secondary title="Unpin: let it compete on its score" aria-label=${`Unpin ${row.title}`} @click=${() => post({ type: 'pin', id: row.id, pinned: false })}>Unpin</vscode-button>`
+        : html`<vscode-button secondary title="Pin: always in the context" aria-label=${`Pin ${row.title}`} @click=${() => post({ type: 'pin', id: row.id, pinned: true })}>Pin</vscode-button>`}
       <vscode-button secondary title="Mark useful" aria-label=${`Mark ${row.title} useful`} @click=${() => post({ type: 'feedback', id: row.id, verdict: 'useful' })}>+1</vscode-button>
       <vscode-button secondary title="Mark not useful" aria-label=${`Mark ${row.title} not useful`} @click=${() => post({ type: 'feedback', id: row.id, verdict: 'not_useful' })}>−1</vscode-button>
     </td>

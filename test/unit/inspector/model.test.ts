@@ -90,6 +90,14 @@ describe('inspector view model', () => {
     assert.doesNotThrow(() => JSON.parse(JSON.stringify(m)));
   });
 
+  test('pinned artifacts are marked so the table offers Unpin', async () => {
+    const store = await seeded([artifact('p1'), artifact('p2')]);
+    const result = await build(store, 8000);
+    const m = buildInspectorModel({ result, folderName: 'ws', builtAt: NOW, trigger: 'test', paths: [], current: snapshotOfResult(result), pinned: new Set(['p2']) });
+    assert.equal(m.rows.find((r) => r.id === 'p2')?.pinned, true);
+    assert.equal(m.rows.find((r) => r.id === 'p1')?.pinned, undefined);
+  });
+
   test('empty ledger: no rows, the whole bar is headroom', async () => {
     const store = await memoryStore();
     const result = await build(store, 8000);
