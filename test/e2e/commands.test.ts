@@ -26,6 +26,7 @@ import {
   viewPane,
   waitFor,
   waitForNotification,
+  waitForQuickInputTitle,
   waitForTreeItems,
   withFailureScreenshot,
 } from './harness';
@@ -229,8 +230,10 @@ test('"Import artifacts (JSONL)…" adds the good lines and names the bad one', 
   await runCommand(page, 'Context Ledger: Import artifacts (JSONL)…');
   await withFailureScreenshot(page, 'import-dialog', async () => {
     const box = page.locator('.quick-input-widget .quick-input-box input');
-    await box.waitFor({ state: 'visible' });
+    // The simple file dialog fills in the folder once it has listed it; type after that.
+    await waitFor(() => box.inputValue(), (v) => v.replace(/\/$/, '') === workspace, 'the open dialog showing the workspace folder');
     await box.fill(file);
+    await waitFor(() => box.inputValue(), (v) => v === file, 'the typed path in the open dialog');
     await screenshot(page, '11-import-dialog');
     await page.keyboard.press('Enter');
   });
@@ -273,4 +276,29 @@ test('"Add module memory for the current file" opens a draft scoped to its folde
   const saved = await waitFor(() => Promise.resolve(artifacts('--type', 'module_memory')), (rows) => rows.some((a) => a.title === 'Module: src/api'), 'the module memory in the ledger');
   assert.ok(show(saved.find((a) => a.title === 'Module: src/api')!.id).body.includes('never throw raw errors'));
   await screenshot(page, '15-module-memory-saved');
+  await runCommand(page, 'Context Ledger: Clear artifact filter');
+});
+
+test('"Filter artifacts…" by type shows only that type, with the filter named above the tree', async () => {
+  const page = wb!.page;
+  await openView(page, 'Artifacts');
+  await runCommand(page, 'Context Ledger: Filter artifacts…');
+  await withFailureScreenshot(page, 'filter-pick', async () => {
+    await waitForQuickInputTitle(page, 'filter artifacts');
+    await page.locator('.quick-input-widget .quick-input-box input').fill('Learnings');
+    const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Learnings' }).first();
+    await row.waitFor({ state: 'visible' });
+    await row.click(); // in a multi-select list a click toggles the check box
+    await waitFor(() => row.getAttribute('aria-checked'), (v) => v === 'true', 'the Learnings row checked');
+    await screenshot(page, '16-filter-pick');
+    await page.keyboard.press('Enter');
+  });
+  const items = await waitForTreeItems(page, 'Artifacts', (all) => all.length > 0 && all.every((i) => i.depth !== 2 || i.label === 'Learnings'));
+  assert.ok(items.some((i) => i.label === 'Stripe retries webhooks for three days: handlers must be idempotent'), JSON.stringify(items));
+  assert.ok(!items.some((i) => i.label === 'Never log card numbers or CVCs'), 'rules are filtered out');
+  const message = await viewPane(page, 'Artifacts').locator('.tree-explorer-viewlet-tree-view-message, .message').first().textContent();
+  assert.match(message ?? '', /Filtered: Learnings/);
+  await screenshot(page, '17-filtered-by-type');
+  await runCommand(page, 'Context Ledger: Clear artifact filter');
+  await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === 'Rules'));
 });
