@@ -354,7 +354,7 @@ export async function openWorkbench(url: string, folder: string, screenshotDir: 
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
   const consoleErrors: string[] = [];
   try {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1280 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
     const page = await context.newPage();
     page.setDefaultTimeout(TIMEOUTS.ui);
