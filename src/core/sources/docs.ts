@@ -76,23 +76,21 @@ export interface DocOptions {
 
 /** Workspace Markdown (README, docs/**) as one candidate per section, ranked like artifacts. */
 export function docCandidates(files: readonly DocFile[], options: DocOptions = {}): LiveCandidate[] {
-  const inPlay = new Set(options.inPlay ?? []);
-  const out: LiveCandidate[] = [];
-  for (const file of files) {
-    const named = inPlay.has(file.path);
-    const isReadme = /^readme(\.[a-z]+)?$/i.test(file.path);
-    for (const section of splitDoc(file.text)) {
-      out.push({
-        key: `docs:${file.path}#${section.slug}`,
-        source: 'docs',
-        title: `${file.path} › ${section.heading}`,
-        text: section.text,
-        kind: 'markdown',
-        path: file.path,
-        prior: named ? 0.9 : isReadme ? 0.15 : 0.1,
-        origin: named ? 'a document in play' : isReadme ? 'the workspace README' : 'workspace documentation',
-      });
-    }
-  }
-  return out;
+  return files.flatMap((file) => sectionCandidates(file.path, splitDoc(file.text), options));
+}
+
+/** Candidates of a file already split (callers cache `splitDoc` per file version). */
+export function sectionCandidates(path: string, sections: readonly DocSection[], options: DocOptions = {}): LiveCandidate[] {
+  const named = (options.inPlay ?? []).includes(path);
+  const isReadme = /^readme(\.[a-z]+)?$/i.test(path);
+  return sections.map((section) => ({
+    key: `docs:${path}#${section.slug}`,
+    source: 'docs',
+    title: `${path} › ${section.heading}`,
+    text: section.text,
+    kind: 'markdown',
+    path,
+    prior: named ? 0.9 : isReadme ? 0.15 : 0.1,
+    origin: named ? 'a document in play' : isReadme ? 'the workspace README' : 'workspace documentation',
+  }));
 }

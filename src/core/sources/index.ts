@@ -10,7 +10,7 @@ export * from './rank';
 export { SourceCache } from './cache';
 export { codeCandidates, importSpecifiers, outlineFromSymbols, resolveImport, MAX_CODE_CHARS, type CodeFile, type CodeRole, type PlainSymbol } from './code';
 export { diagnosticCandidates, type DiagnosticOptions, type PlainDiagnostic, type Severity } from './diagnostics';
-export { docCandidates, splitDoc, type DocFile, type DocSection } from './docs';
+export { docCandidates, sectionCandidates, splitDoc, type DocFile, type DocSection } from './docs';
 export { deploymentCandidates, deploymentKind, sanitizeDeployment, type DeploymentFile, type DeploymentKind } from './deployment';
 export { gitCandidates, type GitChange, type GitCommit, type GitState } from './git';
 export { conversationCandidates, type ChatTurn } from './conversation';
