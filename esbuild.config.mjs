@@ -37,9 +37,48 @@ const tokenizerFiles = {
   },
 };
 
+// The CLI's heavy libraries live in files beside cli.js, so `add`, `list` and `build` do
+// not parse ~1.5 MB they never run. The modules that import them are reached only through
+// `import()` in src/cli (esbuild then defers their top-level code), and each import of a
+// library below becomes `require('./vendor-<chunk>.js')[<specifier>]`, read on first use.
+const VENDOR_CHUNKS = {
+  agent: ['zod', '@modelcontextprotocol/sdk/server/index.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js'],
+  formats: ['yaml', 'marked'],
+};
+const vendorOf = new Map(Object.entries(VENDOR_CHUNKS).flatMap(([chunk, specifiers]) => specifiers.map((s) => [s, chunk])));
+const vendorFiles = {
+  name: 'vendor-files',
+  setup(build) {
+    build.onResolve({ filter: /^(zod|yaml|marked|@modelcontextprotocol\/sdk)(\/|$)/ }, (args) => {
+      if (!vendorOf.has(args.path)) {
+        return { errors: [{ text: `"${args.path}" is not in a vendor chunk: add it to VENDOR_CHUNKS in esbuild.config.mjs.` }] };
+      }
+      return { path: args.path, namespace: 'vendor' };
+    });
+    build.onResolve({ filter: /^\.\/vendor-/, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
+    build.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`./vendor-${vendorOf.get(args.path)}.js`)}).modules[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+  },
+};
+const vendorBuilds = Object.entries(VENDOR_CHUNKS).map(([chunk, specifiers]) => ({
+  ...common,
+  sourcemap: false,
+  stdin: {
+    contents: [
+      ...specifiers.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};`),
+      `export const modules = { ${specifiers.map((s, i) => `${JSON.stringify(s)}: m${i}`).join(', ')} };`,
+    ].join('\n'),
+    resolveDir: '.',
+  },
+  outfile: `dist/vendor-${chunk}.js`,
+}));
+
 const builds = [
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [tokenizerFiles] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles, vendorFiles] },
+  ...vendorBuilds,
   ...TOKENIZERS.map((name) => ({
     ...common,
     sourcemap: false,

@@ -4,8 +4,8 @@
  */
 import { type Artifact, artifactUrn, UserError } from '../core/model';
 import { applyReview, isUnreviewed } from '../core/review';
+import { stringOption } from './args';
 import { type Command, isJson, printJson, withRead, withWrite } from './commands';
-import { mcpCommand } from './mcp';
 
 function inboxEntry(a: Artifact): Record<string, unknown> {
   return {
@@ -59,7 +59,7 @@ export const reviewCommand: Command = {
     if (verdict !== 'approve' && verdict !== 'reject') {
       throw new UserError(`Unknown review action "${verdict}".`, `Usage: ${this.usage}`);
     }
-    const reviewer = typeof context.options.reviewer === 'string' && context.options.reviewer.trim() !== '' ? context.options.reviewer.trim() : 'user';
+    const reviewer = stringOption(context.options, 'reviewer')?.trim() || 'user';
     const result = await withWrite(context, (store) => applyReview(store, ref, verdict === 'approve' ? 'approved' : 'rejected', reviewer), false);
     if (isJson(context)) return printJson(context, result);
     context.out(
@@ -70,4 +70,4 @@ export const reviewCommand: Command = {
   },
 };
 
-export const AGENT_COMMANDS: readonly Command[] = [mcpCommand, inboxCommand, reviewCommand];
+export const REVIEW_COMMANDS: readonly Command[] = [inboxCommand, reviewCommand];

@@ -257,8 +257,7 @@ const updateCommand: Command = {
     const patch = await patchFromOptions(context);
     if (Object.keys(patch).length === 0) throw new UserError('Nothing to change.', 'Pass at least one of --title, --body, --body-file, --tag, --path, --type, --scope, --summary.');
     const ref = context.positionals[0]!;
-    const before = await withRead(context, (store) => store.requireArtifact(ref));
-    const updated = await withWrite(context, (store) => store.updateArtifact(ref, patch), false);
+    const { before, updated } = await withWrite(context, (store) => ({ before: store.requireArtifact(ref), updated: store.updateArtifact(ref, patch) }), false);
     if (isJson(context)) return printJson(context, updated);
     context.out(
       updated.version === before.version && updated.id === before.id

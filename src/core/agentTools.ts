@@ -279,7 +279,7 @@ function resolveScope(
   return { scope, taskId };
 }
 
-function normalizePaths(env: AgentToolEnv, paths: readonly string[] | undefined): string[] | undefined {
+function normalizePaths(env: Pick<AgentToolEnv, 'workspaceRoot'>, paths: readonly string[] | undefined): string[] | undefined {
   if (paths === undefined) return undefined;
   return [...new Set(paths.map((p) => workspaceRelative(p, env.workspaceRoot)))];
 }
@@ -313,6 +313,17 @@ function assertAgentMayChange(store: LedgerStore, latest: Artifact, verb: string
   if (latest.status === 'archived') {
     throw new UserError(`${artifactUrn(latest.id)} is archived; create a new artifact with create_artifact instead.`);
   }
+}
+
+/** The latest version of the chain `ref` names (any version of it), if an agent may `verb` it. */
+function latestAgentMayChange(store: LedgerStore, ref: string, verb: 'revise' | 'supersede'): Artifact {
+  const target = store.getArtifact(idFromRef(ref));
+  if (!target) {
+    throw new UserError(`No artifact "${idFromRef(ref)}" to ${verb}.`, 'Find it with search_artifacts, or record a new one with create_artifact.');
+  }
+  const latest = store.latestOfChain(target.chainId)!;
+  assertAgentMayChange(store, latest, verb);
+  return latest;
 }
 
 // ------------------------------------------------------------------ build_context
@@ -619,6 +630,54 @@ function duplicateOf(store: LedgerStore, type: ArtifactType, title: string): Art
   return store.listArtifacts({ type, status: 'active' }).find((a) => fold(oneLine(a.title)) === wanted);
 }
 
+const createArtifactSchema = z.object({
+  type: typeSchema.describe(`One of: ${AGENT_ARTIFACT_TYPES.join(', ')}.`),
+  ...artifactFields,
+});
+
+/** create_artifact's input after validation (also what an inbox file holds per artifact). */
+export type CreateArtifactInput = z.output<typeof createArtifactSchema>;
+
+/**
+ * Records one agent-written artifact (unreviewed, with provenance) in `store`: synchronous,
+ * so several can share one transaction (an inbox file applies whole or not at all).
+ * Throws UserError for a duplicate title, a path outside the workspace or a bad scope.
+ */
+export function recordAgentArtifact(
+  store: LedgerStore,
+  env: Pick<AgentToolEnv, 'agent' | 'channel' | 'workspaceRoot'>,
+  input: CreateArtifactInput,
+): Artifact {
+  const paths = normalizePaths(env, input.paths);
+  const tags = cleanTags(input.tags);
+  const duplicate = duplicateOf(store, input.type, input.title);
+  if (duplicate) {
+    throw new UserError(
+      `An active ${input.type} titled "${duplicate.title}" already exists: ${artifactUrn(duplicate.id)}.`,
+      'To add to it or correct it, call propose_version with its id; to replace it, call propose_supersession; if it is a different fact, give it a more specific title.',
+    );
+  }
+  const { scope, taskId } = resolveScope(store, { ...(input.scope ? { scope: input.scope } : {}), ...(paths ? { paths } : {}) });
+  const artifact = store.createArtifact(
+    asUnreviewed(
+      {
+        type: input.type,
+        scope,
+        taskId,
+        title: oneLine(input.title),
+        body: input.body,
+        ...(paths ? { paths } : {}),
+        ...(tags ? { tags } : {}),
+        ...(input.summary !== undefined ? { summary: input.summary } : {}),
+      },
+      { agent: input.agent ?? env.agent, channel: env.channel },
+      store.clock.now().toISOString(),
+    ),
+  );
+  recordCreated(store, artifact);
+  return artifact;
+}
+
 export const createArtifactTool = defineTool({
   name: 'create_artifact',
   lmName: 'contextLedger_createArtifact',
@@ -628,42 +687,10 @@ export const createArtifactTool = defineTool({
     'a module_memory (how a module works and its traps; give its paths), a pattern, a convention, a plan, an adr, a dependency note, a changelog entry or a note. ' +
     'One fact per artifact, specific title, the why in the body. Search first (search_artifacts) to avoid duplicates; to change an existing artifact use propose_version. ' +
     'What you record is marked unreviewed until a person approves it. Returns the new id and URN.',
-  inputSchema: z.object({
-    type: typeSchema.describe(`One of: ${AGENT_ARTIFACT_TYPES.join(', ')}.`),
-    ...artifactFields,
-  }),
+  inputSchema: createArtifactSchema,
   annotations: WRITES,
   async handler(env, input) {
-    const paths = normalizePaths(env, input.paths);
-    const tags = cleanTags(input.tags);
-    const created = await env.ledger.write((store) => {
-      const duplicate = duplicateOf(store, input.type, input.title);
-      if (duplicate) {
-        throw new UserError(
-          `An active ${input.type} titled "${duplicate.title}" already exists: ${artifactUrn(duplicate.id)}.`,
-          'To add to it or correct it, call propose_version with its id; to replace it, call propose_supersession; if it is a different fact, give it a more specific title.',
-        );
-      }
-      const { scope, taskId } = resolveScope(store, { ...(input.scope ? { scope: input.scope } : {}), ...(paths ? { paths } : {}) });
-      const artifact = store.createArtifact(
-        asUnreviewed(
-          {
-            type: input.type,
-            scope,
-            taskId,
-            title: oneLine(input.title),
-            body: input.body,
-            ...(paths ? { paths } : {}),
-            ...(tags ? { tags } : {}),
-            ...(input.summary !== undefined ? { summary: input.summary } : {}),
-          },
-          { agent: input.agent ?? env.agent, channel: env.channel },
-          store.clock.now().toISOString(),
-        ),
-      );
-      recordCreated(store, artifact);
-      return artifact;
-    });
+    const created = await env.ledger.write((store) => recordAgentArtifact(store, env, input));
     return { text: describeCreated('Created', created), data: createdData(created) };
   },
 });
@@ -695,10 +722,7 @@ export const proposeVersionTool = defineTool({
     const paths = normalizePaths(env, input.paths);
     const tags = cleanTags(input.tags);
     const outcome = await env.ledger.write((store) => {
-      const target = store.getArtifact(idFromRef(input.id));
-      if (!target) throw new UserError(`No artifact "${idFromRef(input.id)}".`, 'Find it with search_artifacts, or record a new one with create_artifact.');
-      const latest = store.latestOfChain(target.chainId)!;
-      assertAgentMayChange(store, latest, 'revise');
+      const latest = latestAgentMayChange(store, input.id, 'revise');
       const nextPaths = paths ?? latest.paths;
       const { scope, taskId } = resolveScope(store, {
         scope: input.scope ?? latest.scope,
@@ -775,10 +799,7 @@ export const proposeSupersessionTool = defineTool({
     const paths = normalizePaths(env, input.paths);
     const tags = cleanTags(input.tags);
     const outcome = await env.ledger.write((store) => {
-      const target = store.getArtifact(idFromRef(input.supersedes));
-      if (!target) throw new UserError(`No artifact "${idFromRef(input.supersedes)}" to supersede.`, 'Find it with search_artifacts.');
-      const old = store.latestOfChain(target.chainId)!;
-      assertAgentMayChange(store, old, 'supersede');
+      const old = latestAgentMayChange(store, input.supersedes, 'supersede');
       const type = input.type ?? old.type;
       if (type === 'constitution') {
         throw new UserError('The replacement cannot be a constitution rule; only a person adds those. Give "type" another value, e.g. convention.');

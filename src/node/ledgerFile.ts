@@ -216,7 +216,8 @@ export class LedgerFile {
     const fd = fs.openSync(temp, 'w');
     try {
       fs.writeSync(fd, bytes);
-      fs.fsyncSync(fd);
+      // The data and its size must be on disk before the rename makes them the database.
+      fs.fdatasyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { cli, cliAsync, jsonOf, tempDir } from './helpers';
+import { spawnSync } from 'node:child_process';
+import { CLI, cli, cliAsync, jsonOf, tempDir } from './helpers';
 
 interface Row {
   id: string;
@@ -201,5 +202,36 @@ describe('context-ledger CLI', () => {
     };
     await Promise.all([run('a'), run('b')]);
     assert.equal(jsonOf<Row[]>(cli(['list', '--db', db, '--format', 'json'])).length, 24);
+  });
+
+  test('add, list and build start without loading the MCP SDK, zod, marked or yaml; mcp and import-folder still find them', () => {
+    const { dir, db } = fresh();
+    // Preloaded into the CLI process: prints the files it loaded when it exits.
+    const probe = path.join(dir, 'probe.cjs');
+    fs.writeFileSync(probe, "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n");
+    const loaded = (args: string[]): string[] => {
+      const result = spawnSync(process.execPath, ['-r', probe, CLI, ...args], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      return JSON.parse(/^LOADED (.*)$/m.exec(result.stderr)![1]!) as string[];
+    };
+    const heavy = /vendor-|node_modules[\\/](zod|yaml|marked|@modelcontextprotocol)/;
+    for (const args of [
+      ['add', '--db', db, '--type', 'note', '--title', 'Ünïcode', '--body', 'b'],
+      ['list', '--db', db],
+      ['build', '--db', db, '--budget', '500', '--format', 'json', '--no-log'],
+    ]) {
+      const files = loaded(args);
+      assert.ok(files.some((f) => f.endsWith('cli.js')), args[0]);
+      assert.deepEqual(files.filter((f) => heavy.test(f)), [], args[0]);
+      // Nor parse them inside cli.js (they were 1.4 MB of its 1.9 MB); the tokenizer's rank data is its own file.
+      const bytes = files.filter((f) => !/tokenizer-/.test(f)).reduce((sum, f) => sum + fs.statSync(f).size, 0);
+      assert.ok(bytes < 700_000, `${args[0]} parsed ${bytes} bytes of JavaScript`);
+    }
+    fs.mkdirSync(path.join(dir, 'docs', 'adr'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'docs', 'adr', '0001-use-sqlite.md'), '# 1. Use SQLite\n\n## Status\n\nAccepted\n\n## Decision\n\nWe use it.\n');
+    const imported = loaded(['import-folder', dir, '--db', db]);
+    assert.ok(imported.some((f) => f.endsWith('vendor-formats.js')));
+    assert.equal(jsonOf<Row[]>(cli(['list', '--db', db, '--type', 'adr', '--format', 'json'])).length, 1);
+    assert.ok(loaded(['mcp', '--help']).some((f) => f.endsWith('vendor-agent.js')));
   });
 });

@@ -15,10 +15,10 @@ import {
   SECTION_TITLES,
   demoteHeadings,
   fullBlock,
-  oneLine,
   previewBlock,
   renderDocument,
   sectionFor,
+  taskBrief,
   titleLine,
   trimBlankLines,
 } from './render';
@@ -436,8 +436,9 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   if (task && options.includeTaskBrief && (task.title || task.description)) {
     const red = (t: string): string => (options.redact ? redactSecrets(t, options.redactAllow).text : t);
     const meta = [task.labels.length ? `Labels: ${task.labels.join(', ')}.` : '', task.stage ? `Stage: ${task.stage}.` : ''].filter(Boolean).join(' ');
-    brief.title = red(oneLine(task.title || task.description.slice(0, 120)));
-    brief.full = [brief.title, red(task.description), meta].filter(Boolean).join('\n\n');
+    const said = taskBrief(red(task.title), red(task.description), meta);
+    brief.title = said.title;
+    brief.full = said.full;
     const header = headerCost('brief');
     briefCost = { title: counter.count(brief.title) + header, full: counter.count(brief.full) + header };
     if (briefCost.full <= state.remaining) {

@@ -1,4 +1,5 @@
 import { type Artifact, artifactUrn } from '../model';
+import { cutAtGrapheme } from './preview';
 import type { Layer } from './types';
 
 /** Section headings, in the order sections appear. */
@@ -64,6 +65,26 @@ export function oneLine(text: string): string {
 
 function typeLabel(artifact: Artifact): string {
   return artifact.type.replace('_', ' ');
+}
+
+/** Folded for comparing what a title and a description say, not how they are spaced or cased. */
+function foldText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/**
+ * The task brief at its two levels: one line (when the budget is tight) and in full.
+ * The task is said once: a task with only a description shows the description alone
+ * (its first line stands in for the title when only one line fits), and a description
+ * that already starts with the title is not preceded by it again.
+ */
+export function taskBrief(title: string, description: string, meta: string): { title: string; full: string } {
+  const head = oneLine(title);
+  const body = description.trim();
+  const line = head !== '' ? head : oneLine(cutAtGrapheme(body.split('\n', 1)[0]!, 120));
+  const repeats = head === '' || (body !== '' && foldText(body).startsWith(foldText(head)));
+  const full = [repeats ? '' : head, body, meta].filter(Boolean).join('\n\n');
+  return { title: line, full };
 }
 
 export function fullBlock(artifact: Artifact, title: string, body: string): string {

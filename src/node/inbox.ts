@@ -1,0 +1,96 @@
+/**
+ * The inbox folder on disk: each `*.json` file is read, validated and applied through
+ * src/core/inbox.ts. A file the ledger accepted is removed (its content now lives in the
+ * ledger, with the file name recorded); a file it refused is moved to `rejected/` beside
+ * a `.error` file saying why — never dropped. A failure that is not the file's fault (a
+ * locked or broken database) leaves the file where it is, for the next attempt.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MAX_INBOX_FILE_BYTES, type ParsedInboxFile, parseInboxFile } from '../core/inbox';
+import { type Artifact, UserError } from '../core/model';
+import { decodeText, LEDGER_FOLDER } from './files';
+
+export const INBOX_FOLDER = 'inbox';
+export const REJECTED_FOLDER = 'rejected';
+
+export type InboxOutcome =
+  | { file: string; status: 'ingested'; created: Artifact[]; ignoredFields: string[] }
+  | { file: string; status: 'rejected'; error: string; movedTo: string }
+  | { file: string; status: 'failed'; error: string };
+
+/** `<folder>/.context-ledger/inbox`. */
+export function inboxFolderOf(workspaceFolder: string): string {
+  return path.join(workspaceFolder, LEDGER_FOLDER, INBOX_FOLDER);
+}
+
+/** The `*.json` files waiting in `inboxDir`, oldest name first (agents may number them). */
+export function pendingInboxFiles(inboxDir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(inboxDir);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n.toLowerCase().endsWith('.json')).sort().map((n) => path.join(inboxDir, n));
+}
+
+function freeName(dir: string, name: string): string {
+  const ext = path.extname(name);
+  const stem = name.slice(0, name.length - ext.length);
+  let candidate = name;
+  for (let n = 1; fs.existsSync(path.join(dir, candidate)) || fs.existsSync(path.join(dir, `${candidate}.error`)); n++) candidate = `${stem}-${n}${ext}`;
+  return path.join(dir, candidate);
+}
+
+/** Moves `file` into `rejected/` and writes `<name>.error` beside it; returns the new path. */
+export function rejectInboxFile(file: string, reason: string): string {
+  const dir = path.join(path.dirname(file), REJECTED_FOLDER);
+  fs.mkdirSync(dir, { recursive: true });
+  const target = freeName(dir, path.basename(file));
+  fs.renameSync(file, target);
+  fs.writeFileSync(
+    `${target}.error`,
+    `${reason}\n\nFix the file and move it back into ${path.dirname(file)} to try again. The format: one artifact {"type", "title", "body", ...}, a list of them, or {"artifacts": [...], "decision": {...}}.\n`,
+  );
+  return target;
+}
+
+/** Reads and validates one file; throws UserError for anything wrong with the file itself. */
+export function readInboxFile(file: string): ParsedInboxFile {
+  const stat = fs.lstatSync(file);
+  if (!stat.isFile()) throw new UserError('It is not a regular file (a link or a folder); inbox files must be plain JSON files.');
+  // Checked before reading, so a huge file is never loaded.
+  if (stat.size > MAX_INBOX_FILE_BYTES) {
+    throw new UserError(`The file is ${stat.size} bytes; an inbox file may hold at most ${MAX_INBOX_FILE_BYTES}. Split it into several files.`);
+  }
+  const bytes = fs.readFileSync(file);
+  return parseInboxFile(decodeText(bytes, 'The file'), bytes.length);
+}
+
+/**
+ * Processes one inbox file. `apply` writes the parsed content to the ledger (in one
+ * transaction, under the ledger's lock) and returns what it created.
+ */
+export async function processInboxFile(file: string, apply: (parsed: ParsedInboxFile, file: string) => Promise<Artifact[]>): Promise<InboxOutcome> {
+  try {
+    const parsed = readInboxFile(file);
+    const created = await apply(parsed, path.basename(file));
+    fs.rmSync(file, { force: true });
+    return { file, status: 'ingested', created, ignoredFields: parsed.ignoredFields };
+  } catch (error) {
+    if (error instanceof UserError) {
+      const reason = error.hint ? `${error.message} ${error.hint}` : error.message;
+      if (!fs.existsSync(file)) return { file, status: 'failed', error: `${reason} (the file is gone)` };
+      return { file, status: 'rejected', error: reason, movedTo: rejectInboxFile(file, reason) };
+    }
+    return { file, status: 'failed', error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Processes every waiting file, one after another. */
+export async function processInbox(inboxDir: string, apply: (parsed: ParsedInboxFile, file: string) => Promise<Artifact[]>): Promise<InboxOutcome[]> {
+  const outcomes: InboxOutcome[] = [];
+  for (const file of pendingInboxFiles(inboxDir)) outcomes.push(await processInboxFile(file, apply));
+  return outcomes;
+}
