@@ -79,6 +79,8 @@ const builds = [
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [tokenizerFiles] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles, vendorFiles] },
   ...vendorBuilds,
+  // The Context Inspector webview: a browser bundle with only the vscode-elements it imports.
+  { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js' },
   ...TOKENIZERS.map((name) => ({
     ...common,
     sourcemap: false,

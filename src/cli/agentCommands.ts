@@ -2,10 +2,13 @@
  * Review of agent-written knowledge: `context-ledger inbox` lists what agents wrote and
  * no person has checked; `context-ledger review approve|reject <id>` records the verdict.
  */
+import * as path from 'node:path';
+import { applyInboxFile } from '../core/inbox';
 import { type Artifact, artifactUrn, UserError } from '../core/model';
 import { applyReview, isUnreviewed } from '../core/review';
+import { INBOX_FOLDER, processInbox } from '../node/inbox';
 import { stringOption } from './args';
-import { type Command, isJson, printJson, withRead, withWrite } from './commands';
+import { type Command, type CommandContext, isJson, openLedger, printJson, withRead, withWrite } from './commands';
 
 function inboxEntry(a: Artifact): Record<string, unknown> {
   return {
@@ -28,16 +31,24 @@ function inboxEntry(a: Artifact): Record<string, unknown> {
 export const inboxCommand: Command = {
   name: 'inbox',
   summary: 'List knowledge written by agents that no person has reviewed yet.',
-  usage: 'context-ledger inbox [--format json]',
-  options: {},
+  usage: 'context-ledger inbox [--ingest] [--format json]',
+  options: { ingest: { type: 'boolean', description: 'First read the JSON files agents dropped into the inbox folder beside the database.' } },
   positionals: [0, 0],
-  details: 'Approve or reject each with `context-ledger review approve|reject <id>`.',
+  details:
+    'Approve or reject each with `context-ledger review approve|reject <id>`. With --ingest, each `.context-ledger/inbox/*.json` is ' +
+    'applied whole (as unreviewed knowledge) or moved to `inbox/rejected/` beside a `.error` file; exit code 1 if any file was not applied.',
   async run(context) {
+    const failed = context.options.ingest === true ? await ingestInbox(context) : false;
+    // With --ingest, the JSON output is the outcome list alone (one JSON document on stdout).
+    if (context.options.ingest === true && isJson(context)) return failed ? 1 : undefined;
     const pending = await withRead(context, (store) =>
       store.latestArtifacts().filter((a) => a.status === 'active' && isUnreviewed(a)),
     );
     if (isJson(context)) return printJson(context, pending.map(inboxEntry));
-    if (pending.length === 0) return context.out('No unreviewed artifacts.');
+    if (pending.length === 0) {
+      context.out('No unreviewed artifacts.');
+      return failed ? 1 : undefined;
+    }
     context.out(
       [
         `${pending.length} unreviewed artifact${pending.length === 1 ? '' : 's'}:`,
@@ -45,8 +56,39 @@ export const inboxCommand: Command = {
         'Review with: context-ledger review approve|reject <id>',
       ].join('\n'),
     );
+    return failed ? 1 : undefined;
   },
 };
+
+/** Applies the inbox files through the same code as the extension's inbox watcher; true when a file was not applied. */
+async function ingestInbox(context: CommandContext): Promise<boolean> {
+  const ledger = await openLedger(context, true);
+  try {
+    const folder = path.dirname(ledger.file);
+    // Paths in the files are relative to the workspace: the folder holding .context-ledger/.
+    const root = path.basename(folder) === '.context-ledger' ? path.dirname(folder) : path.resolve(context.cwd);
+    const outcomes = await processInbox(path.join(folder, INBOX_FOLDER), (parsed, file) =>
+      ledger.write((store) => applyInboxFile(store, parsed, { workspaceRoot: root.replace(/\\/g, '/'), file })),
+    );
+    if (isJson(context)) {
+      printJson(
+        context,
+        outcomes.map((o) =>
+          o.status === 'ingested' ? { file: o.file, status: o.status, created: o.created.map((a) => a.id) } : { file: o.file, status: o.status, error: o.error },
+        ),
+      );
+    } else {
+      for (const o of outcomes) {
+        if (o.status === 'ingested') context.out(`Ingested ${path.basename(o.file)}: ${o.created.map((a) => a.id).join(', ') || 'a decision'}`);
+        else if (o.status === 'rejected') context.err(`Rejected ${path.basename(o.file)} (moved to ${o.movedTo}): ${o.error}`);
+        else context.err(`Could not apply ${path.basename(o.file)} (left in the inbox): ${o.error}`);
+      }
+    }
+    return outcomes.some((o) => o.status !== 'ingested');
+  } finally {
+    ledger.close();
+  }
+}
 
 export const reviewCommand: Command = {
   name: 'review',

@@ -13,6 +13,7 @@ import {
   TOKENIZERS,
   UserError,
 } from '../core/model';
+import type { ImportFormat } from '../core/formats/common';
 import { parseJsonl, toJsonl } from '../core/jsonl';
 import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
@@ -67,6 +68,18 @@ function databasePath(context: CommandContext): { file: string; isDefault: boole
   const given = stringOption(context.options, 'db');
   if (given) return { file: path.resolve(context.cwd, given), isDefault: false };
   return { file: defaultDatabasePath(context.cwd).file, isDefault: true };
+}
+
+/** The workspace: the folder holding the ledger found from cwd (or --db), else cwd. */
+function workspaceOf(context: CommandContext): string {
+  const db = stringOption(context.options, 'db');
+  if (db) {
+    const file = path.resolve(context.cwd, db);
+    const folder = path.dirname(file);
+    return path.basename(folder) === '.context-ledger' ? path.dirname(folder) : context.cwd;
+  }
+  const found = defaultDatabasePath(context.cwd);
+  return found.found ? path.dirname(path.dirname(found.file)) : context.cwd;
 }
 
 async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
@@ -358,17 +371,29 @@ const historyCommand: Command = {
 };
 
 const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
+/** The folder formats (src/core/formats/common.ts IMPORT_FORMATS), named here so `import` does not load the parsers. */
+const IMPORT_FORMAT_NAMES = 'ctx|adr|copilot|cursor|claude|agents-md|cline';
 
 const importCommand: Command = {
   name: 'import',
   summary: 'Import artifacts from a JSONL file (one artifact per line). Re-importing is idempotent.',
-  usage: 'context-ledger import [--db <file>] <artifacts.jsonl|->',
-  options: {},
+  usage: `context-ledger import [--db <file>] <artifacts.jsonl|->  |  context-ledger import --from <format> <folder|file>`,
+  options: {
+    from: { type: 'string', value: `jsonl|${IMPORT_FORMAT_NAMES}`, description: 'The format to read (default: jsonl). Other formats read a folder or one file, like import-folder --from.' },
+    'dry-run': { type: 'boolean', description: 'With --from: report what would be imported; write nothing.' },
+  },
   positionals: [1, 1],
   details:
-    'A known id with unchanged content is left alone; a changed one becomes a new version of its chain.\nBad lines are reported by number and skipped; the good lines still import; the exit code is 1 if any line was bad.',
+    'A known id with unchanged content is left alone; a changed one becomes a new version of its chain.\nBad lines are reported by number and skipped; the good lines still import; the exit code is 1 if any line was bad.\n' +
+    'Example: context-ledger import --from adr docs/adr',
   async run(context) {
     const source = context.positionals[0]!;
+    const from = stringOption(context.options, 'from') ?? 'jsonl';
+    if (from !== 'jsonl') {
+      if (!IMPORT_FORMAT_NAMES.split('|').includes(from)) throw new UserError(`Unknown format "${from}".`, `Use one of: jsonl|${IMPORT_FORMAT_NAMES}.`);
+      const { importFolder } = await import('./interopCommands.js');
+      return importFolder(context, { target: source, from: from as ImportFormat, dryRun: context.options['dry-run'] === true });
+    }
     const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(path.resolve(context.cwd, source), MAX_IMPORT_BYTES);
     const { report, errors } = await withWrite(context, (store) => {
       const parsed = parseJsonl(text, (input) => void store.normalizeInput(input));
@@ -404,13 +429,26 @@ const importCommand: Command = {
 
 const exportCommand: Command = {
   name: 'export',
-  summary: 'Export artifacts as JSONL (every version, oldest first), to stdout or a file.',
-  usage: 'context-ledger export --format jsonl [--out <file>] [--latest-only]',
+  summary: 'Export artifacts as JSONL (every version, oldest first), or as Copilot / Cursor / AGENTS.md rule files.',
+  usage: 'context-ledger export --format jsonl [--out <file>] [--latest-only]  |  context-ledger export --to copilot|cursor|agents [--out <folder>] [--budget <tokens>]',
   options: {
-    out: { type: 'string', value: 'file', description: 'Write to this file instead of standard output.' },
+    out: { type: 'string', value: 'file|folder', description: 'JSONL: write to this file instead of standard output. --to: the folder to write under (default: the workspace).' },
     'latest-only': { type: 'boolean', description: 'Only the latest version of each chain.' },
+    to: { type: 'string', value: 'copilot|cursor|agents', description: 'Write rule files agents read: .github/instructions/*.instructions.md, .cursor/rules/*.mdc or AGENTS.md.' },
+    budget: { type: 'string', value: 'tokens', description: 'With --to: token budget of each file (default: 4000).' },
+    tokenizer: { type: 'string', value: TOKENIZERS.join('|'), description: 'With --to: tokenizer of the budget (default: o200k_base).' },
   },
+  details: [
+    'With --to, each file starts with a header saying it is generated, holds the active, reviewed global and path-scoped',
+    'knowledge (path scope -> applyTo / globs), and fits the budget: what does not fit is named in an "Also noted" line.',
+    'It never writes outside its folder and never overwrites a file it did not generate.',
+  ].join('\n'),
   async run(context) {
+    const to = stringOption(context.options, 'to');
+    if (to !== undefined) {
+      const { exportRuleFiles } = await import('./interopCommands.js');
+      return exportRuleFiles(context, to);
+    }
     const format = stringOption(context.options, 'format') ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'json') throw new UserError(`Unknown export format "${format}".`, 'Use --format jsonl.');
     const artifacts = await withRead(context, (store) =>
@@ -562,4 +600,4 @@ export const BASE_COMMANDS: readonly Command[] = [
   taskCommand,
 ];
 
-export { withRead, withWrite, isJson, printJson, openLedger };
+export { withRead, withWrite, isJson, printJson, openLedger, databasePath, workspaceOf };

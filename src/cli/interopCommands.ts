@@ -7,15 +7,20 @@ import * as path from 'node:path';
 import { detectFormats, formatOf, importDetected } from '../core/formats/detect';
 import { isAdrFileName } from '../core/formats/adr';
 import { IMPORT_FORMATS, type ImportFormat, type ImportResult, type Skipped } from '../core/formats/common';
-import type { ArtifactInput } from '../core/model';
-import { UserError } from '../core/model';
+import { exportRules, isGeneratedRuleFile, type RuleTarget } from '../core/formats/ruleExport';
+import type { ArtifactInput, TokenizerName } from '../core/model';
+import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
+import { isUnreviewed } from '../core/review';
+import { TokenCounter } from '../core/tokens';
+import { OutputFolder } from '../node/outputFolder';
 import type { LedgerStore } from '../core/store';
 import { LedgerStore as Store } from '../core/store';
-import { defaultDatabasePath } from '../node/files';
 import { loadSqlJs } from '../node/ledgerFile';
-import { listFolder, readFolderFiles } from '../node/sourceFolder';
-import { stringOption } from './args';
-import { type Command, type CommandContext, isJson, printJson, withRead, withWrite } from './commands';
+import { type FolderListing, listFolder, readFolderFiles } from '../node/sourceFolder';
+import { integerOption, stringOption } from './args';
+import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite, workspaceOf } from './commands';
+import { syncCommand } from './syncCommand';
+import { whichCommand } from './whichCommand';
 
 export interface FormatReport {
   format: ImportFormat;
@@ -38,18 +43,6 @@ export interface FolderImportReport {
 
 function isImportFormat(value: string): value is ImportFormat {
   return (IMPORT_FORMATS as readonly string[]).includes(value);
-}
-
-/** The workspace: the folder holding the ledger found from cwd (or --db), else cwd. */
-function workspaceOf(context: CommandContext): string {
-  const db = stringOption(context.options, 'db');
-  if (db) {
-    const file = path.resolve(context.cwd, db);
-    const folder = path.dirname(file);
-    return path.basename(folder) === '.context-ledger' ? path.dirname(folder) : context.cwd;
-  }
-  const found = defaultDatabasePath(context.cwd);
-  return found.found ? path.dirname(path.dirname(found.file)) : context.cwd;
 }
 
 /** Adds the supersession links to the newer artifacts' inputs (their status is set by the parsers). */
@@ -122,85 +115,190 @@ const importFolderCommand: Command = {
   async run(context) {
     const from = stringOption(context.options, 'from');
     if (from !== undefined && !isImportFormat(from)) throw new UserError(`Unknown format "${from}".`, `Use one of: ${IMPORT_FORMATS.join(', ')}.`);
-    const dryRun = context.options['dry-run'] === true;
-    const workspace = workspaceOf(context);
-    const folder = path.resolve(context.cwd, context.positionals[0] ?? workspace);
-    const listing = listFolder(folder);
-
-    // Paths are workspace-relative when the folder is inside the workspace, so
-    // `import-folder docs/adrs` and `import-folder` give the same sources and ids.
-    let realWorkspace = workspace;
-    try {
-      realWorkspace = fs.realpathSync(workspace);
-    } catch {
-      // keep as given
-    }
-    const relativeRoot = path.relative(realWorkspace, listing.root);
-    const prefix = relativeRoot === '' || relativeRoot.startsWith('..') || path.isAbsolute(relativeRoot) ? '' : `${relativeRoot.split(path.sep).join('/')}/`;
-    const toLocal = new Map(listing.paths.map((p) => [`${prefix}${p}`, p]));
-
-    let detected = detectFormats([...toLocal.keys()]);
-    if (from) detected = detected.filter((d) => d.format === from);
-    if (from === 'adr' && detected.length === 0) {
-      // A folder given as the ADR folder, whatever its name.
-      const files = [...toLocal.keys()].filter((p) => formatOf(p) === null && isAdrFileName(p) && !toLocal.get(p)!.includes('/'));
-      if (files.length > 0) detected = [{ format: 'adr', files }];
-    }
-    if (detected.length === 0) {
-      const what = from ? `no ${from} files` : 'nothing it can import';
-      throw new UserError(
-        `Found ${what} in ${folder}.`,
-        'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md and .clinerules.',
-      );
-    }
-
-    const parsed = new Map<ImportFormat, { files: number; result: ImportResult }>();
-    for (const { format, files } of detected) {
-      const read = readFolderFiles(
-        listing.root,
-        files.map((p) => toLocal.get(p)!),
-      );
-      const sources = read.files.map((f) => ({ path: `${prefix}${f.path}`, content: f.content }));
-      const result = importDetected(format, sources);
-      result.skipped.unshift(...read.skipped.map((s) => ({ ...s, where: `${prefix}${s.where}` })));
-      parsed.set(format, { files: files.length, result });
-    }
-
-    let formats: FormatReport[];
-    if (!dryRun) {
-      formats = await withWrite(context, (store) => applyImport(store, parsed));
-    } else {
-      const dbExists = fs.existsSync(stringOption(context.options, 'db') ? path.resolve(context.cwd, stringOption(context.options, 'db')!) : defaultDatabasePath(context.cwd).file);
-      // Runs the import on an in-memory copy that is never saved.
-      formats = dbExists
-        ? await withRead(context, (store) => applyImport(store, parsed))
-        : await (async () => {
-            const store = Store.open(await loadSqlJs());
-            try {
-              return applyImport(store, parsed);
-            } finally {
-              store.close();
-            }
-          })();
-    }
-    const report: FolderImportReport = { folder, dryRun, formats, skipped: listing.skipped };
-    if (isJson(context)) {
-      return printJson(context, {
-        ...report,
-        formats: formats.map((f) => ({
-          format: f.format,
-          files: f.files,
-          added: f.added.length,
-          updated: f.updated.length,
-          unchanged: f.unchanged.length,
-          tasksAdded: f.tasksAdded.length,
-          tasksUnchanged: f.tasksUnchanged.length,
-          skipped: f.skipped,
-        })),
-      });
-    }
-    context.out(renderReport(report));
+    return importFolder(context, { target: context.positionals[0], from, dryRun: context.options['dry-run'] === true });
   },
 };
 
-export const INTEROP_COMMANDS: readonly Command[] = [importFolderCommand];
+/** A folder, or one file (listed alone, from its folder). */
+function listTarget(target: string): FolderListing {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(target);
+  } catch {
+    throw new UserError(`Not found: ${target}`);
+  }
+  if (stat.isDirectory()) return listFolder(target);
+  const real = fs.realpathSync(target);
+  return { root: path.dirname(real), paths: [path.basename(real)], skipped: [] };
+}
+
+/** `import-folder`, and `import --from <format> <path>` (a folder or one file of that format). */
+export async function importFolder(context: CommandContext, request: { target?: string; from?: ImportFormat; dryRun: boolean }): Promise<number | void> {
+  const { from, dryRun } = request;
+  const workspace = workspaceOf(context);
+  const folder = path.resolve(context.cwd, request.target ?? workspace);
+  const listing = listTarget(folder);
+
+  // Paths are workspace-relative when the folder is inside the workspace, so
+  // `import-folder docs/adrs` and `import-folder` give the same sources and ids.
+  let realWorkspace = workspace;
+  try {
+    realWorkspace = fs.realpathSync(workspace);
+  } catch {
+    // keep as given
+  }
+  const relativeRoot = path.relative(realWorkspace, listing.root);
+  const prefix = relativeRoot === '' || relativeRoot.startsWith('..') || path.isAbsolute(relativeRoot) ? '' : `${relativeRoot.split(path.sep).join('/')}/`;
+  const toLocal = new Map(listing.paths.map((p) => [`${prefix}${p}`, p]));
+
+  let detected = detectFormats([...toLocal.keys()]);
+  if (from) detected = detected.filter((d) => d.format === from);
+  if (from === 'adr' && detected.length === 0) {
+    // A folder given as the ADR folder, whatever its name.
+    const files = [...toLocal.keys()].filter((p) => formatOf(p) === null && isAdrFileName(p) && !toLocal.get(p)!.includes('/'));
+    if (files.length > 0) detected = [{ format: 'adr', files }];
+  }
+  if (detected.length === 0) {
+    const what = from ? `no ${from} files` : 'nothing it can import';
+    throw new UserError(
+      `Found ${what} in ${folder}.`,
+      'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md and .clinerules.',
+    );
+  }
+
+  const parsed = new Map<ImportFormat, { files: number; result: ImportResult }>();
+  for (const { format, files } of detected) {
+    const read = readFolderFiles(
+      listing.root,
+      files.map((p) => toLocal.get(p)!),
+    );
+    const sources = read.files.map((f) => ({ path: `${prefix}${f.path}`, content: f.content }));
+    const result = importDetected(format, sources);
+    result.skipped.unshift(...read.skipped.map((s) => ({ ...s, where: `${prefix}${s.where}` })));
+    parsed.set(format, { files: files.length, result });
+  }
+
+  let formats: FormatReport[];
+  if (!dryRun) {
+    formats = await withWrite(context, (store) => applyImport(store, parsed));
+  } else {
+    const dbExists = fs.existsSync(databasePath(context).file);
+    // Runs the import on an in-memory copy that is never saved.
+    formats = dbExists
+      ? await withRead(context, (store) => applyImport(store, parsed))
+      : await (async () => {
+          const store = Store.open(await loadSqlJs());
+          try {
+            return applyImport(store, parsed);
+          } finally {
+            store.close();
+          }
+        })();
+  }
+  const report: FolderImportReport = { folder, dryRun, formats, skipped: listing.skipped };
+  if (isJson(context)) {
+    return printJson(context, {
+      ...report,
+      formats: formats.map((f) => ({
+        format: f.format,
+        files: f.files,
+        added: f.added.length,
+        updated: f.updated.length,
+        unchanged: f.unchanged.length,
+        tasksAdded: f.tasksAdded.length,
+        tasksUnchanged: f.tasksUnchanged.length,
+        skipped: f.skipped,
+      })),
+    });
+  }
+  context.out(renderReport(report));
+}
+
+// ---------------------------------------------------------------- export --to
+
+const RULE_TARGETS: Record<string, RuleTarget> = { copilot: 'copilot', cursor: 'cursor', agents: 'agents-md', 'agents-md': 'agents-md' };
+
+/** Where each target writes, so files of an earlier export that are no longer produced can be removed. */
+const OWN_FILES: Record<RuleTarget, RegExp> = {
+  copilot: /^\.github\/instructions\/context-ledger-[^/]+\.instructions\.md$/,
+  cursor: /^\.cursor\/rules\/context-ledger-[^/]+\.mdc$/,
+  'agents-md': /^AGENTS\.md$/,
+};
+
+export interface RuleExportReport {
+  target: RuleTarget;
+  folder: string;
+  budget: number;
+  tokenizer: TokenizerName;
+  files: { path: string; tokens: number; included: number; dropped: number }[];
+  removed: string[];
+  refused: { path: string; reason: string }[];
+  unreviewed: number;
+}
+
+/**
+ * `export --to copilot|cursor|agents`: the ledger's active, reviewed knowledge as rule
+ * files agents read on their own, each within the per-file budget. It writes only under
+ * its folder, only files that are its own (generated header) or new, and removes its own
+ * files an earlier export wrote that are no longer produced.
+ */
+export async function exportRuleFiles(context: CommandContext, targetName: string): Promise<number | void> {
+  const target = RULE_TARGETS[targetName];
+  if (!target) throw new UserError(`Unknown export target "${targetName}".`, 'Use --to copilot, --to cursor or --to agents.');
+  const budget = integerOption(context.options, 'budget', 4000);
+  if (budget < 100 || budget > 1_000_000) throw new UserError(`--budget must be between 100 and 1000000 tokens per file, not ${budget}.`);
+  const tokenizer = stringOption(context.options, 'tokenizer') ?? 'o200k_base';
+  if (!isTokenizerName(tokenizer)) throw new UserError(`Unknown tokenizer "${tokenizer}".`, `Use one of: ${TOKENIZERS.join(', ')}.`);
+  const folder = new OutputFolder(path.resolve(context.cwd, stringOption(context.options, 'out') ?? workspaceOf(context)));
+
+  const latest = await withRead(context, (store) => store.latestArtifacts());
+  // Rule files are read by agents as instructions: what an agent wrote and no person approved stays out.
+  const reviewed = latest.filter((a) => !isUnreviewed(a));
+  const counter = await TokenCounter.load(tokenizer);
+  const files = exportRules(target, reviewed, { budget, count: (text) => counter.count(text) });
+
+  const report: RuleExportReport = {
+    target, folder: folder.root, budget, tokenizer, files: [], removed: [], refused: [],
+    unreviewed: latest.filter((a) => a.status === 'active' && a.scope !== 'task' && isUnreviewed(a)).length,
+  };
+  for (const file of files) {
+    const existing = folder.read(file.path);
+    if (existing !== undefined && !isGeneratedRuleFile(existing)) {
+      report.refused.push({ path: file.path, reason: 'exists and was not written by Context Ledger (no generated header); left as it is' });
+      continue;
+    }
+    if (existing !== file.content) folder.write(file.path, file.content);
+    report.files.push({ path: file.path, tokens: file.tokens, included: file.included.length, dropped: file.dropped.length });
+  }
+  const written = new Set(files.map((f) => f.path));
+  const ownFolder = target === 'copilot' ? '.github/instructions' : target === 'cursor' ? '.cursor/rules' : '';
+  let names: string[] = [];
+  try {
+    names = ownFolder === '' ? [] : fs.readdirSync(folder.resolve(ownFolder));
+  } catch {
+    // No such folder yet.
+  }
+  for (const name of names) {
+    const relative = `${ownFolder}/${name}`;
+    if (written.has(relative) || !OWN_FILES[target].test(relative)) continue;
+    const existing = folder.read(relative);
+    if (existing !== undefined && isGeneratedRuleFile(existing)) {
+      folder.remove(relative);
+      report.removed.push(relative);
+    }
+  }
+
+  if (isJson(context)) printJson(context, report);
+  else {
+    const lines = [`Exported to ${target} in ${folder.root} (at most ${budget} ${tokenizer} tokens a file):`];
+    for (const f of report.files) lines.push(`  ${f.path}  ${f.tokens} tokens, ${plural(f.included, 'artifact')}${f.dropped ? `, ${f.dropped} left out for the budget (named in "Also noted")` : ''}`);
+    if (report.files.length === 0 && report.refused.length === 0) lines.push('  nothing to export: no active, reviewed global or path-scoped artifacts.');
+    for (const r of report.removed) lines.push(`  removed ${r} (an earlier export; no longer produced)`);
+    if (report.unreviewed > 0) lines.push(`  ${plural(report.unreviewed, 'unreviewed artifact')} left out (approve with \`context-ledger review approve <id>\`).`);
+    context.out(lines.join('\n'));
+  }
+  for (const r of report.refused) context.err(`context-ledger: refused to overwrite ${r.path}: it ${r.reason}. Export elsewhere with --out <folder>.`);
+  return report.refused.length > 0 ? 1 : 0;
+}
+
+export const INTEROP_COMMANDS: readonly Command[] = [importFolderCommand, syncCommand, whichCommand];

@@ -8,7 +8,7 @@ import type { LiveContext, LiveState } from './liveContext';
 /**
  * `$(book) 3.1k/8k`: how much of the budget the context for the current editors uses.
  * Warning colour at 90%, error colour over the budget; the tooltip breaks it down by
- * layer; a click shows what went in and what was left out.
+ * layer; a click opens the Context Inspector (what went in, what was left out and why).
  */
 export class BudgetStatusBar extends DisposableBase {
   private readonly item: vscode.StatusBarItem;
@@ -20,7 +20,7 @@ export class BudgetStatusBar extends DisposableBase {
     super();
     this.item = this.register(vscode.window.createStatusBarItem('contextLedger.budget', vscode.StatusBarAlignment.Right, 100));
     this.item.name = 'Context Ledger Budget';
-    this.item.command = COMMANDS.showDetails;
+    this.item.command = COMMANDS.openInspector;
     this.register(live.onDidUpdate((state) => this.render(state)));
     this.register(config.onDidChange((change) => change.affects('statusBar.enabled') && this.render(live.state)));
     this.render(live.state);
@@ -61,7 +61,7 @@ export class BudgetStatusBar extends DisposableBase {
     this.item.tooltip = tooltip;
     this.item.backgroundColor =
       level === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-    this.item.command = COMMANDS.showDetails;
+    this.item.command = COMMANDS.openInspector;
     this.item.accessibilityInformation = {
       label: `Context Ledger: the context for the open files uses ${result.tokensUsed} of ${result.budget} tokens`,
     };

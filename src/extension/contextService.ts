@@ -28,6 +28,8 @@ export interface BuildOptions {
   log: boolean;
   /** Fix the clock (a background build and its logged twin must agree byte for byte). */
   now?: Date;
+  /** A what-if budget instead of the setting (the inspector's "try budget N"); such a build is not remembered as the last one. */
+  budget?: number;
 }
 
 /**
@@ -99,7 +101,7 @@ export class ContextService {
       const paths = this.activePathsFor(folder, store, now);
       const task = store.getActiveTask();
       const result = await assembleContext(store, {
-        budget: config.budget,
+        budget: options.budget ?? config.budget,
         tokenizer: config.tokenizer,
         now,
         paths,
@@ -110,7 +112,7 @@ export class ContextService {
       return { folder, result, paths, task, trigger: options.trigger, builtAt: now };
     };
     const built = options.log && ledger.exists() ? await ledger.writeAsync(run, 'log') : await ledger.read(run);
-    this.last.set(folder.uri.toString(), built);
+    if (options.budget === undefined) this.last.set(folder.uri.toString(), built);
     this.logger.debug(
       `Built context (${options.trigger}) for ${folder.name}: ${built.result.tokensUsed}/${built.result.budget} tokens, ` +
         `${built.result.items.length} items, ${built.result.durationMs} ms; paths: ${built.paths.slice(0, 5).join(', ') || '(none)'}`,

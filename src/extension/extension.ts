@@ -12,6 +12,7 @@ import { guarded } from './errors';
 import { ExplainDocuments } from './explainDocuments';
 import { FileActivityTracker } from './fileActivityTracker';
 import { COMMANDS, CONTEXT_KEYS } from './ids';
+import { registerInspector } from './inspector';
 import { registerInteropFeatures } from './interop';
 import { LedgerDocumentProvider } from './ledgerDocuments';
 import { type LedgerChangeKind, LedgerRegistry } from './ledgers';
@@ -63,6 +64,7 @@ export function activate(context: vscode.ExtensionContext): Services {
 
   registerAgentFeatures(context, services);
   registerInteropFeatures(context, services);
+  registerInspector(context, services);
 
   live.schedule(0);
   logger.info(`Activated in ${(performance.now() - started).toFixed(1)} ms`);
@@ -102,7 +104,7 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     const where = (await sendToChat(markdown)) ? 'put it in the chat' : (await openPreview(markdown), 'opened it beside');
     const message = `Context Ledger: copied the context (${usage(built)}, ${built.result.items.length} artifacts) and ${where}.`;
     void vscode.window.showInformationMessage(message, 'Show details').then((pick) => {
-      if (pick) void s.explain.show(built);
+      if (pick) void vscode.commands.executeCommand(COMMANDS.openInspector);
     });
   });
 

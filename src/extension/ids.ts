@@ -11,6 +11,7 @@ export const COMMANDS = {
   buildContext: 'contextLedger.buildContext',
   previewContext: 'contextLedger.previewContext',
   showDetails: 'contextLedger.showDetails',
+  openInspector: 'contextLedger.openInspector',
   addArtifact: 'contextLedger.addArtifact',
   addModuleMemory: 'contextLedger.addModuleMemory',
   addModuleMemoryForPath: 'contextLedger.addModuleMemoryForPath',
@@ -50,6 +51,9 @@ export const VIEWS = {
   files: 'contextLedger.files',
 } as const;
 export type ViewId = (typeof VIEWS)[keyof typeof VIEWS];
+
+/** The Context Inspector webview panel (its serializer restores it after a reload). */
+export const INSPECTOR_VIEW_TYPE = 'contextLedger.inspector';
 
 /** `when`-clause keys the extension sets with `setContext`. */
 export const CONTEXT_KEYS = {

@@ -22,7 +22,7 @@ import {
   titleLine,
   trimBlankLines,
 } from './render';
-import { DAY_MS, scoreComponents, sumComponents } from './score';
+import { DAY_MS, expectedWorth, scoreComponents, sumComponents } from './score';
 import { foldForPhrase } from './text';
 import type {
   AssembleOptions,
@@ -410,14 +410,13 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const livePlan = request.sources === undefined || !liveModule ? undefined : new liveModule.LivePlan(request.sources, task, counter, options);
   const liveEntries = livePlan?.allEntries() ?? [];
   const entryOf = new Map<PackEntry, Candidate>();
-  const topScore = Math.max(1e-9, ...candidates.filter((c) => c.layer !== 'fixed').map((c) => c.score));
   const makeEntry = (c: Candidate): PackEntry => {
     const a = c.artifact;
     const exact = new Set<number>();
     const entry: PackEntry = {
       key: a.id,
       // Rules and pins are worth as much as the best match; the rest by score.
-      value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : Math.pow(Math.max(0, c.score) / topScore, options.valueExponent),
+      value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options),
       updatedMs: c.doc.updatedMs,
       section: sectionFor(c.layer, a),
       allowed: [true, options.titles || c.layer === 'fixed', options.previews || c.layer === 'fixed', true],

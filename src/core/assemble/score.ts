@@ -61,3 +61,8 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
     feedback: w.feedback * feedbackSignal(input.feedback),
   };
 }
+
+/** The chance an artifact with this score is what the agent needs (see `worthSlope`). */
+export function expectedWorth(score: number, options: AssembleOptions): number {
+  return 1 / (1 + Math.exp(-options.worthSlope * (score - options.worthMidpoint)));
+}

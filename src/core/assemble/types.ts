@@ -64,10 +64,13 @@ export interface AssembleOptions {
   /** What a preview and a title line are worth relative to the full text, for packing. */
   modeValue: { preview: number; title: number };
   /**
-   * How fast the expected worth of an artifact falls with its score relative to the best
-   * one: worth = (score / best)^valueExponent. Higher spends the budget on the top few.
+   * Expected worth of an artifact for packing: the chance it is what the agent needs, a
+   * logistic function of its score, 1 / (1 + e^(-worthSlope x (score - worthMidpoint))).
+   * An absolute scale, not one relative to the best match: when nothing matches well,
+   * the budget goes to several previews and titles rather than one weak match in full.
    */
-  valueExponent: number;
+  worthSlope: number;
+  worthMidpoint: number;
   /**
    * Path-scope artifacts whose globs match no active path: 'rank' lets them compete in
    * the global layer on their text relevance (with a penalty), 'exclude' leaves them out.

@@ -6,35 +6,8 @@
  */
 import { Minimatch } from 'minimatch';
 import { classifyRuleFile, type RuleFileKind } from '../formats/agentRules';
+import type { AgentFileOverlap, AgentFileRow, AgentFilesView } from './model';
 import { globList, globsUnder, isEverythingGlob, normalizePath, splitFrontMatter, booleanValue } from '../formats/common';
-
-export interface AgentFileOverlap {
-  id: string;
-  title: string;
-  /** Tokens the ledger spends on it (the second time the agent reads it). */
-  tokens: number;
-  how: 'imported from this file' | 'same text';
-}
-
-export interface AgentFileRow {
-  path: string;
-  kind: RuleFileKind | 'ledger';
-  applies: boolean;
-  why: string;
-  tokens: number;
-  estimate: number;
-  overlaps: AgentFileOverlap[];
-}
-
-export interface AgentFilesView {
-  files: AgentFileRow[];
-  /** Tokens of the files that apply (the ledger's own file is not counted twice). */
-  alwaysOnTokens: number;
-  ledgerTokens: number;
-  totalTokens: number;
-  /** Ledger tokens spent on text an applying file already carries. */
-  overlapTokens: number;
-}
 
 export interface LedgerItemText {
   id: string;

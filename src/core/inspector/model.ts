@@ -6,8 +6,37 @@
  * may pull in Node or the tokenizer.
  */
 import type { AssembleResult, ExclusionReason, Layer, ScoreComponents } from '../assemble/types';
-import type { AgentFilesView } from './agentFiles';
 import type { BuildSnapshot, HistoryEntry } from './history';
+
+/* What the agent also reads (built by agentFiles.ts; declared here so the webview needs no Node types). */
+export interface AgentFileOverlap {
+  id: string;
+  title: string;
+  /** Tokens the ledger spends on it (the second time the agent reads it). */
+  tokens: number;
+  how: 'imported from this file' | 'same text';
+}
+
+export interface AgentFileRow {
+  path: string;
+  /** A RuleFileKind of core/formats/agentRules, or 'ledger' for the file Context Ledger writes. */
+  kind: string;
+  applies: boolean;
+  why: string;
+  tokens: number;
+  estimate: number;
+  overlaps: AgentFileOverlap[];
+}
+
+export interface AgentFilesView {
+  files: AgentFileRow[];
+  /** Tokens of the files that apply (the ledger's own file is not counted twice). */
+  alwaysOnTokens: number;
+  ledgerTokens: number;
+  totalTokens: number;
+  /** Ledger tokens spent on text an applying file already carries. */
+  overlapTokens: number;
+}
 
 export type RowStatus = 'full' | 'preview' | 'title' | 'excluded';
 export const ROW_STATUSES: readonly RowStatus[] = ['full', 'preview', 'title', 'excluded'];
@@ -68,6 +97,7 @@ export interface ItemRow {
   reason: string;
   reasonCode?: ExclusionReason;
   redacted?: boolean;
+  pinned?: boolean;
 }
 
 export interface EstimateView {
@@ -116,6 +146,8 @@ export interface InspectorInput {
   /** Titles for ids in the history that are not candidates of this build. */
   titles?: Readonly<Record<string, string>>;
   agentFiles?: AgentFilesView;
+  /** Ids of pinned artifacts (the assembly result does not say). */
+  pinned?: ReadonlySet<string>;
 }
 
 export function estimateView(text: string, real: number): EstimateView {
@@ -189,6 +221,7 @@ export function itemRows(result: Pick<AssembleResult, 'items' | 'excluded'>): It
 export function buildInspectorModel(input: InspectorInput): InspectorModel {
   const { result } = input;
   const rows = itemRows(result);
+  if (input.pinned) for (const row of rows) if (input.pinned.has(row.id)) row.pinned = true;
   const counts: Record<RowStatus, number> = { full: 0, preview: 0, title: 0, excluded: 0 };
   for (const row of rows) counts[row.status]++;
   const titles: Record<string, string> = { ...(input.titles ?? {}) };

@@ -53,6 +53,8 @@ export interface LiveReport {
   excluded: LiveExcluded[];
 }
 
+/** Within a source, how much more the best match is worth than a weaker one. */
+const VALUE_EXPONENT = 1.5;
 /** Share of what is left after the fixed tier that live sources may take before the ledger's layers. */
 const LIVE_SHARE = 0.4;
 /** A compression that keeps more than this share of the tokens is not worth a level of its own. */
@@ -105,7 +107,7 @@ export class LivePlan {
     request: LiveSourcesRequest,
     task: ProfileTask | undefined,
     private readonly counter: TokenCounter,
-    options: { redact: boolean; redactAllow: readonly string[]; titles: boolean; valueExponent: number },
+    options: { redact: boolean; redactAllow: readonly string[]; titles: boolean },
   ) {
     if (request === null || typeof request !== 'object' || !Array.isArray(request.candidates)) {
       throw new UserError('"sources" must be an object with a "candidates" list.');
@@ -181,7 +183,7 @@ export class LivePlan {
       const section = c.source as SectionKey;
       const entry: PackEntry = {
         key: c.key,
-        value: Math.pow(r.relevance / Math.max(1e-9, best.get(c.source) ?? 1), Math.max(1, options.valueExponent / 2)) * r.relevance,
+        value: Math.pow(r.relevance / Math.max(1e-9, best.get(c.source) ?? 1), VALUE_EXPONENT) * r.relevance,
         updatedMs: 0,
         section,
         allowed: [true, options.titles, true, true],

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { applyInboxFile } from '../../core/inbox';
-import { inboxFolderOf, type InboxOutcome, processInbox } from '../../node/inbox';
+import { inboxFolderOf, type InboxOutcome, pendingInboxFiles, processInbox } from '../../node/inbox';
 import { Debouncer, DisposableBase } from '../disposable';
 import { SETTINGS_SECTION } from '../ids';
 import type { Services } from '../services';
@@ -8,6 +8,12 @@ import { AGENT_SETTINGS, REVIEW_VIEW_ID } from './ids';
 
 /** Waits this long after the last change, so a file still being written is not read half-way. */
 const SETTLE_MS = 400;
+/**
+ * File events can be missed (a busy machine, a folder created after the watcher started) and
+ * a file the database could not take (locked) must be retried: a cheap look at one folder
+ * every so often catches both.
+ */
+const SWEEP_MS = 15_000;
 
 /**
  * Ingests `.context-ledger/inbox/*.json` of each trusted workspace folder through the
@@ -28,6 +34,8 @@ export class InboxWatcher extends DisposableBase {
       }),
     );
     this.register({ dispose: () => this.stopAll() });
+    const sweep = setInterval(() => this.sweep(), SWEEP_MS);
+    this.register({ dispose: () => clearInterval(sweep) });
     this.sync();
   }
 
@@ -56,6 +64,12 @@ export class InboxWatcher extends DisposableBase {
         vscode.Disposable.from(fsWatcher, fsWatcher.onDidCreate(() => debounce.schedule()), fsWatcher.onDidChange(() => debounce.schedule()), debounce),
       );
       debounce.schedule();
+    }
+  }
+
+  private sweep(): void {
+    for (const folder of this.s.registry.folders()) {
+      if (this.perFolder.has(folder.uri.toString()) && pendingInboxFiles(inboxFolderOf(folder.uri.fsPath)).length > 0) void this.ingest(folder);
     }
   }
 

@@ -155,9 +155,10 @@ export function confirmationFor(tool: AgentTool, input: unknown, store?: LedgerS
     default:
       title = `${tool.title} in the Context Ledger?`;
   }
-  lines.push('');
+  // Outside a chat the workbench shows this as plain text in a dialog, so no emphasis around
+  // the note, and the body (a fence) comes last, where nothing can run into it.
+  lines.push('It is saved as unreviewed: approve or reject it later in the Needs Review view.', '');
   describeFields(data, lines);
-  lines.push('', '_It is saved as **unreviewed**: approve or reject it later in the Needs Review view._');
   return { title, message: lines.join('\n') };
 }
 

@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { applyInboxFile, MAX_INBOX_FILE_BYTES } from '../../../src/core/inbox';
 import type { LedgerStore } from '../../../src/core/store';
 import { processInbox } from '../../../src/node/inbox';
-import { memoryStore, tempDir } from '../helpers';
+import { cli, memoryStore, tempDir } from '../helpers';
 
 const dirs: string[] = [];
 after(() => {
@@ -131,5 +131,26 @@ describe('agent inbox', () => {
     const outcomes = await processInbox(inbox, () => Promise.reject(new Error('database is locked')));
     assert.equal(outcomes[0]?.status, 'failed');
     assert.deepEqual(fs.readdirSync(inbox), ['ok.json']);
+  });
+});
+
+describe('context-ledger inbox --ingest', () => {
+  test('applies the inbox beside the database through the same code, and says which files it refused', () => {
+    const root = tempDir('ledger-inbox-cli-');
+    dirs.push(root);
+    const inbox = path.join(root, '.context-ledger', 'inbox');
+    fs.mkdirSync(inbox, { recursive: true });
+    fs.writeFileSync(path.join(inbox, 'a.json'), JSON.stringify({ ...good, paths: [path.join(root, 'src', 'payments', '**')] }));
+    fs.writeFileSync(path.join(inbox, 'b.json'), '[1, 2');
+    const result = cli(['inbox', '--ingest'], { cwd: root });
+    assert.equal(result.code, 1, 'a refused file is an error exit');
+    assert.match(result.stdout, /Ingested a\.json: learning-/);
+    assert.match(result.stdout, /1 unreviewed artifact:[\s\S]*Webhooks retry five times/);
+    assert.match(result.stderr, /Rejected b\.json \(moved to .*rejected.b\.json\): The file is not valid JSON/);
+    const shown = JSON.parse(cli(['list', '--format', 'json'], { cwd: root }).stdout) as Array<{ paths: string[]; source: string }>;
+    assert.deepEqual(shown[0]?.paths, ['src/payments/**']);
+    const again = cli(['inbox', '--ingest', '--format', 'json'], { cwd: root });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout), []);
   });
 });

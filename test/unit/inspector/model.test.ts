@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { assembleContext, type AssembleResult } from '../../../src/core/assemble';
 import { agentFilesView } from '../../../src/core/inspector/agentFiles';
@@ -7,6 +9,7 @@ import { buildInspectorModel, type InspectorModel } from '../../../src/core/insp
 import { parseHostMessage, parseWebviewMessage, parseWebviewState } from '../../../src/core/inspector/protocol';
 import { DEFAULT_QUERY, queryRows } from '../../../src/core/inspector/query';
 import type { ArtifactInput } from '../../../src/core/model';
+import { CATEGORY, COMMANDS, INSPECTOR_VIEW_TYPE } from '../../../src/extension/ids';
 import type { LedgerStore } from '../../../src/core/store';
 import { TokenCounter } from '../../../src/core/tokens';
 import { memoryStore } from '../helpers';
@@ -85,6 +88,14 @@ describe('inspector view model', () => {
     assert.equal(m.estimate.estimate, Math.ceil(result.text.length / 4));
     assert.equal(m.estimate.error, m.estimate.estimate - m.estimate.real);
     assert.doesNotThrow(() => JSON.parse(JSON.stringify(m)));
+  });
+
+  test('pinned artifacts are marked so the table offers Unpin', async () => {
+    const store = await seeded([artifact('p1'), artifact('p2')]);
+    const result = await build(store, 8000);
+    const m = buildInspectorModel({ result, folderName: 'ws', builtAt: NOW, trigger: 'test', paths: [], current: snapshotOfResult(result), pinned: new Set(['p2']) });
+    assert.equal(m.rows.find((r) => r.id === 'p2')?.pinned, true);
+    assert.equal(m.rows.find((r) => r.id === 'p1')?.pinned, undefined);
   });
 
   test('empty ledger: no rows, the whole bar is headroom', async () => {
@@ -257,5 +268,23 @@ describe('inspector messages', () => {
     }
     assert.equal(parseHostMessage({ type: 'model', model: { rows: 'x' } }), undefined);
     assert.deepEqual(parseWebviewState({ tab: 'history', page: 2, text: 7, trialBudget: -5 }), { tab: 'history', page: 2 });
+  });
+});
+
+describe('inspector manifest', () => {
+  test('package.json contributes the command, restores the panel, and ships the webview bundle', () => {
+    const root = path.resolve(__dirname, '../../../..');
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+      activationEvents: string[];
+      contributes: { commands: Array<{ command: string; title: string; category?: string }>; menus: Record<string, Array<{ command: string }>> };
+    };
+    const command = pkg.contributes.commands.find((c) => c.command === COMMANDS.openInspector);
+    assert.equal(command?.title, 'Open Context Inspector');
+    assert.equal(command?.category, CATEGORY);
+    assert.ok(pkg.activationEvents.includes(`onWebviewPanel:${INSPECTOR_VIEW_TYPE}`));
+    assert.ok(pkg.contributes.menus['view/title']?.some((m) => m.command === COMMANDS.openInspector), 'in the sidebar title bar');
+    const ignore = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n');
+    assert.ok(ignore.includes('!dist/webview/*.js'), 'the .vsix ships the webview bundle');
+    assert.ok(ignore.includes('!media/**'), 'and its stylesheet');
   });
 });

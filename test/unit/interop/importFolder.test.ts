@@ -2,20 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, describe, it } from 'node:test';
-import { cli, jsonOf, ROOT, tempDir as makeTempDir } from '../helpers';
-
-const created: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = makeTempDir(prefix);
-  created.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const REAL = path.resolve(ROOT, '..', 'shared', 'fixtures', 'real');
+import { describe, it } from 'node:test';
+import { cli, jsonOf } from '../helpers';
+import { REAL, tempDir } from './shared';
 
 interface FormatCounts {
   format: string;

@@ -1,0 +1,175 @@
+/**
+ * The rule simulator behind `context-ledger which <path>`: which ledger artifacts apply
+ * to a workspace file, which Copilot / Cursor / Claude / AGENTS.md / Cline rule files
+ * their tools would load for it, and the glob mistakes that make rules silently miss
+ * (a space after a comma, a YAML list where a tool reads one string, a pattern that
+ * matches no file, a pattern that points outside the workspace).
+ */
+import { compileGlob, type CompiledGlob, matchGlob, toActivePath } from '../assemble/paths';
+import type { Artifact } from '../model';
+import { classifyRuleFile, GENERATED_MARKER, type RuleFileKind } from './agentRules';
+import { type SourceFile, booleanValue, globList, globsUnder, normalizePath, splitFrontMatter, stringValue } from './common';
+
+export interface ArtifactHit {
+  id: string;
+  title: string;
+  type: string;
+  why: string;
+}
+
+export interface RuleHit {
+  path: string;
+  kind: RuleFileKind;
+  fires: boolean;
+  why: string;
+}
+
+export interface GlobProblem {
+  /** The rule file, or `ledger:<id>` for an artifact. */
+  where: string;
+  field: string;
+  problem: string;
+}
+
+export interface WhichReport {
+  path: string;
+  artifacts: { path: ArtifactHit[]; global: number; pinned: number };
+  rules: RuleHit[];
+  problems: GlobProblem[];
+}
+
+/** The field each tool reads its globs from, and whether it wants one comma-separated string. */
+const GLOB_FIELD: Partial<Record<RuleFileKind, { field: string; oneString: boolean }>> = {
+  'copilot-instructions': { field: 'applyTo', oneString: true },
+  'cursor-mdc': { field: 'globs', oneString: true },
+  'claude-rules': { field: 'paths', oneString: false },
+  cline: { field: 'paths', oneString: false },
+};
+
+function under(dir: string, path: string): boolean {
+  return dir === '' || path === dir || path.startsWith(`${dir}/`);
+}
+
+/** Checks globs as written; returns the usable ones (trimmed). */
+function lintGlobs(where: string, field: string, raw: unknown, oneString: boolean, files: readonly string[], problems: GlobProblem[]): string[] {
+  if (raw === undefined || raw === null) return [];
+  if (Array.isArray(raw) && raw.length > 0 && oneString) {
+    problems.push({ where, field, problem: `is a YAML list; this tool reads one string of comma-separated globs, e.g. ${field}: "${raw.map(String).join(',')}"` });
+  }
+  const texts = Array.isArray(raw) ? raw.map((item) => stringValue(item) ?? '') : [stringValue(raw) ?? ''];
+  for (const text of texts) {
+    if (/,\s+\S/.test(text)) {
+      problems.push({ where, field, problem: `"${text}" has a space after a comma; the glob after it starts with a space and matches nothing in tools that do not trim` });
+    }
+  }
+  const globs = globList(raw);
+  for (const glob of globs) checkGlob(where, field, glob, files, problems);
+  return globs;
+}
+
+function checkGlob(where: string, field: string, glob: string, files: readonly string[], problems: GlobProblem[]): CompiledGlob | undefined {
+  if (glob.startsWith('/') || /^[A-Za-z]:[\\/]/.test(glob) || glob.split('/').includes('..')) {
+    problems.push({ where, field, problem: `"${glob}" points outside the workspace` });
+    return undefined;
+  }
+  const compiled = compileGlob(glob);
+  if ('error' in compiled) {
+    problems.push({ where, field, problem: `"${glob}" is not a valid glob: ${compiled.error}` });
+    return undefined;
+  }
+  if (!files.some((file) => compiled.matcher.match(file))) problems.push({ where, field, problem: `"${glob}" matches no file in the workspace` });
+  return compiled;
+}
+
+function matchesAny(globs: readonly string[], path: string): string | undefined {
+  for (const glob of globs) {
+    const compiled = compileGlob(glob);
+    if (!('error' in compiled) && compiled.matcher.match(path)) return glob;
+  }
+  return undefined;
+}
+
+/**
+ * `path` and `workspaceFiles` are workspace-relative; `ruleFiles` are the workspace's
+ * rule files with their text; `artifacts` the latest version of each chain.
+ */
+export function simulateRules(path: string, workspaceFiles: readonly string[], ruleFiles: readonly SourceFile[], artifacts: readonly Artifact[]): WhichReport {
+  const target = normalizePath(path);
+  const problems: GlobProblem[] = [];
+  const report: WhichReport = { path: target, artifacts: { path: [], global: 0, pinned: 0 }, rules: [], problems };
+
+  const active = toActivePath(target);
+  for (const artifact of artifacts) {
+    if (artifact.status !== 'active') continue;
+    if (artifact.scope === 'global') {
+      report.artifacts.global++;
+      if (artifact.pinned) report.artifacts.pinned++;
+      continue;
+    }
+    if (artifact.scope !== 'path') continue;
+    let why: string | undefined;
+    for (const glob of artifact.paths) {
+      const compiled = checkGlob(`ledger:${artifact.id}`, 'paths', glob, workspaceFiles, problems);
+      const match = compiled && active ? matchGlob(compiled, active) : undefined;
+      if (match && why === undefined) why = `${glob} (${match.kind})`;
+    }
+    if (why) report.artifacts.path.push({ id: artifact.id, title: artifact.title, type: artifact.type, why });
+  }
+
+  const agentsMd: string[] = [];
+  for (const file of [...ruleFiles].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    const rel = normalizePath(file.path);
+    const match = classifyRuleFile(rel);
+    if (!match) continue;
+    const front = splitFrontMatter(file.content);
+    if (front.error) problems.push({ where: rel, field: 'front matter', problem: front.error });
+    const spec = GLOB_FIELD[match.kind];
+    const raw = spec ? front.data[spec.field] : undefined;
+    const globs = spec ? globsUnder(match.appliesTo, lintGlobs(rel, spec.field, raw, spec.oneString, workspaceFiles, problems)) : [];
+    const inFolder = under(match.appliesTo, target);
+    const generated = file.content.slice(0, 2000).includes(GENERATED_MARKER) ? ' (generated by Context Ledger)' : '';
+    const hit = (fires: boolean, why: string): void => void report.rules.push({ path: rel, kind: match.kind, fires, why: why + generated });
+    switch (match.kind) {
+      case 'copilot-instructions': {
+        if (raw === undefined) hit(false, 'no applyTo: Copilot does not attach it on its own');
+        else {
+          const glob = inFolder ? matchesAny(globs, target) : undefined;
+          hit(glob !== undefined, glob ? `applyTo ${glob}` : 'applyTo does not match');
+        }
+        break;
+      }
+      case 'cursor-mdc': {
+        if (booleanValue(front.data.alwaysApply) === true) hit(true, 'alwaysApply: true');
+        else {
+          const glob = globs.length > 0 && inFolder ? matchesAny(globs, target) : undefined;
+          if (glob) hit(true, `globs ${glob}`);
+          else if (stringValue(front.data.description)) hit(false, `not attached; the agent may ask for it by its description ("${stringValue(front.data.description)}")`);
+          else hit(false, globs.length > 0 ? 'globs do not match' : 'manual only (no globs, no description, not alwaysApply)');
+        }
+        break;
+      }
+      case 'claude-rules':
+      case 'cline': {
+        if (!inFolder) hit(false, `applies to ${match.appliesTo}/ only`);
+        else if (raw === undefined) hit(true, match.kind === 'cline' ? 'Cline rules apply everywhere' : 'no paths: always loaded');
+        else {
+          const glob = matchesAny(globs, target);
+          hit(glob !== undefined, glob ? `paths ${glob}` : 'paths do not match');
+        }
+        break;
+      }
+      case 'agents-md':
+        if (inFolder) agentsMd.push(rel);
+        hit(inFolder, inFolder ? `in ${match.appliesTo || 'the workspace root'}, a folder of the file` : `applies to ${match.appliesTo}/ only`);
+        break;
+      default:
+        hit(inFolder, inFolder ? (match.appliesTo ? `in ${match.appliesTo}/, a folder of the file` : 'applies to the whole workspace') : `applies to ${match.appliesTo}/ only`);
+    }
+  }
+  // Several AGENTS.md on the way: the nearest one takes precedence where they disagree.
+  if (agentsMd.length > 1) {
+    const nearest = agentsMd.reduce((a, b) => (b.length > a.length ? b : a));
+    for (const rule of report.rules) if (rule.path === nearest) rule.why += '; the nearest AGENTS.md, it wins where they disagree';
+  }
+  return report;
+}

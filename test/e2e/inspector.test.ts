@@ -1,0 +1,300 @@
+/**
+ * The Context Inspector in a real code-server + Chromium: opened from the status-bar
+ * meter, its bar and table checked against the same assembly built by the CLI, an
+ * excluded artifact with its reason, "try budget" and a budget change seen live, the
+ * always-on agent files, restore after reload, and screenshots in light, dark and
+ * high-contrast themes (test-output/e2e/inspector/).
+ */
+import { after, before, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+import { EXCLUSION_LABELS } from '../../src/core/inspector/model';
+import type { ExclusionReason } from '../../src/core/assemble/types';
+import {
+  OUTPUT_DIR,
+  REPO_ROOT,
+  activeEditorText,
+  openFile,
+  openWorkbench,
+  runCommand,
+  screenshot,
+  startCodeServer,
+  waitFor,
+  waitForNotification,
+  waitForStatusBarText,
+  waitForWorkbenchReady,
+  withFailureScreenshot,
+} from './harness';
+import type { CodeServer, Workbench } from './harness';
+
+const BUDGET = 1500;
+const NEW_BUDGET = 3000;
+const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
+const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const RULE_BODY_ID = 'harbor-const-1';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-inspector-'));
+const workspace = path.join(tmp, 'workspace');
+const userDataDir = path.join(tmp, 'user-data');
+const db = path.join(workspace, '.context-ledger', 'ledger.db');
+const shots = path.join(OUTPUT_DIR, 'inspector');
+let server: CodeServer | undefined;
+let wb: Workbench | undefined;
+
+function run(command: string, args: string[], cwd = REPO_ROOT): string {
+  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+}
+
+interface CliBuild {
+  tokensUsed: number;
+  budget: number;
+  items: Array<{ id: string; mode: string; title: string }>;
+  excluded: Array<{ id: string; reason: string }>;
+  candidates: number;
+}
+
+function cliBuild(budget: number, paths: string[], log = false): CliBuild {
+  const args = [CLI, 'build', '--db', db, '--budget', String(budget), '--format', 'json', ...paths.flatMap((p) => ['--path', p])];
+  if (!log) args.push('--no-log');
+  return JSON.parse(run(process.execPath, args, workspace)) as CliBuild;
+}
+
+/** The inspector's page: the webview sits two iframes deep in the workbench. */
+function inspector(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+async function summary(page: Page): Promise<Record<string, string>> {
+  const el = inspector(page).locator('#summary');
+  const names = ['data-used', 'data-budget', 'data-included', 'data-excluded', 'data-candidates', 'data-paths'];
+  const out: Record<string, string> = {};
+  for (const name of names) out[name] = (await el.getAttribute(name, { timeout: 5_000 })) ?? '';
+  return out;
+}
+
+before(async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  run(process.execPath, ['esbuild.config.mjs', '--production']);
+  run(process.execPath, [path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX]);
+  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
+  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
+  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
+  fs.mkdirSync(path.join(workspace, '.context-ledger'));
+  run(process.execPath, [CLI, 'import', path.join('sample', 'knowledge.jsonl'), '--db', db]);
+  // Two logged builds for the history timeline.
+  cliBuild(800, ['src/payments/webhooks.ts'], true);
+  cliBuild(BUDGET, ['src/bookings/holds.ts'], true);
+  // Agent files: Copilot's always-on file repeats a ledger rule word for word; a Python-only file does not apply.
+  const rule = (fs.readFileSync(path.join(REPO_ROOT, 'sample', 'knowledge.jsonl'), 'utf8').split('\n').map((l) => (l.trim() ? (JSON.parse(l) as { id: string; body: string }) : undefined)).find((a) => a?.id === RULE_BODY_ID))!.body;
+  fs.mkdirSync(path.join(workspace, '.github', 'instructions'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, '.github', 'copilot-instructions.md'), `# Harbor\n\n${rule}\n\nUse pnpm. Räder und Zahlungen — 日本語.\n`);
+  fs.writeFileSync(path.join(workspace, '.github', 'instructions', 'python.instructions.md'), '---\napplyTo: "**/*.py"\n---\nFormat with black.\n');
+  fs.writeFileSync(path.join(workspace, 'AGENTS.md'), '# Agents\n\nRun `npm test` before every commit.\n');
+  server = await startCodeServer({
+    workspace,
+    extensionsDir: path.join(tmp, 'extensions'),
+    userDataDir,
+    vsixPath: VSIX,
+    // Auto-inject off: the agent files are the test's own, nothing else is written.
+    settings: { 'contextLedger.budget': BUDGET, 'contextLedger.autoInject.enabled': false, 'workbench.colorTheme': 'Default Dark Modern' },
+    logFile: path.join(shots, 'code-server.log'),
+  });
+  wb = await openWorkbench(server.url, workspace, shots);
+});
+
+after(async () => {
+  await wb?.close();
+  await server?.stop();
+  if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('the status-bar meter opens the inspector; bar and table match the assembly', async () => {
+  const page = wb!.page;
+  await openFile(page, 'src/payments/webhooks.ts');
+  await waitForStatusBarText(page, /\/1\.5k$/);
+  await withFailureScreenshot(page, 'open-from-status-bar', async () => {
+    await page.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: /\/1\.5k$/ }).first().locator('a').first().click();
+    await page.locator('.tab', { hasText: 'Context Inspector' }).first().waitFor({ state: 'visible' });
+    await inspector(page).locator('#summary').waitFor({ state: 'visible', timeout: 45_000 });
+  });
+  const s = await summary(page);
+  const paths = JSON.parse(s['data-paths']!) as string[];
+  assert.ok(paths.includes('src/payments/webhooks.ts'), `paths in play: ${s['data-paths']}`);
+  const expected = cliBuild(BUDGET, paths);
+  assert.equal(Number(s['data-budget']), BUDGET);
+  assert.equal(Number(s['data-used']), expected.tokensUsed, 'tokens used: the panel and the CLI build agree');
+  assert.equal(Number(s['data-included']), expected.items.length);
+  assert.equal(Number(s['data-excluded']), expected.excluded.length);
+  assert.equal(Number(s['data-candidates']), expected.candidates);
+
+  const frame = inspector(page);
+  // The bar: one segment per layer plus headroom, tokens as the tooltip says.
+  const headroom = frame.locator('svg.bar rect[data-key="headroom"]');
+  assert.equal(Number(await headroom.getAttribute('data-tokens')), BUDGET - expected.tokensUsed);
+  assert.match((await headroom.locator('title').textContent()) ?? '', new RegExp(`Unused headroom: ${(BUDGET - expected.tokensUsed).toLocaleString('en-US')} tokens`));
+  assert.ok((await frame.locator('svg.bar rect[data-key="fixed"]').count()) === 1, 'the fixed layer (constitution rules) has a segment');
+
+  // The table: every candidate, the included ones first.
+  const rows = frame.locator('#items tbody tr[data-id]');
+  assert.equal(await rows.count(), expected.items.length + expected.excluded.length);
+  assert.deepEqual(
+    await frame.locator('#items tbody tr[data-id]:not([data-status="excluded"])').evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { id: string } }).dataset.id)),
+    expected.items.map((i) => i.id),
+  );
+  const out = expected.excluded[0]!;
+  const row = frame.locator(`#items tbody tr[data-id="${out.id}"]`);
+  assert.equal(await row.getAttribute('data-status'), 'excluded');
+  assert.match((await row.locator('.col-reason').textContent()) ?? '', new RegExp(EXCLUSION_LABELS[out.reason as ExclusionReason]));
+  await screenshot(page, '01-inspector-dark');
+});
+
+test('filtering, the agent files and the history tab', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  await frame.locator('#filter').locator('input').fill('card numbers');
+  await waitFor(() => frame.locator('#items tbody tr[data-id]').count(), (n) => n === 1, 'one row for "card numbers"');
+  assert.equal(await frame.locator('#items tbody tr[data-id]').first().getAttribute('data-id'), RULE_BODY_ID);
+  await frame.locator('#filter').locator('input').fill('');
+
+  await frame.locator('vscode-tab-header[data-tab="agent"]').click();
+  const copilot = frame.locator('#agent-files tr[data-path=".github/copilot-instructions.md"]');
+  await copilot.waitFor({ state: 'visible' });
+  assert.equal(await copilot.getAttribute('data-applies'), 'true');
+  assert.match((await copilot.textContent()) ?? '', /Never log card numbers or CVCs \(\d+, same text\)/);
+  assert.equal(await frame.locator('#agent-files tr[data-path=".github/instructions/python.instructions.md"]').getAttribute('data-applies'), 'false');
+  assert.equal(await frame.locator('#agent-files tr[data-path="AGENTS.md"]').getAttribute('data-applies'), 'true');
+  assert.match((await frame.locator('#agent-total').textContent()) ?? '', /ledger tokens repeat what those files already say/);
+  await screenshot(page, '02-agent-files');
+
+  await frame.locator('vscode-tab-header[data-tab="history"]').click();
+  await frame.locator('svg.timeline').waitFor({ state: 'visible' });
+  assert.equal(await frame.locator('svg.timeline rect.tl-bar').count(), 2, 'two logged builds');
+  await screenshot(page, '03-history');
+  await frame.locator('vscode-tab-header[data-tab="items"]').click();
+});
+
+test('a click opens the artifact; Pin brings a left-out artifact into the context', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  const s = await summary(page);
+  const out = cliBuild(BUDGET, JSON.parse(s['data-paths']!) as string[]).excluded.find((e) => e.reason === 'below-threshold');
+  assert.ok(out, 'the sample leaves some artifact below the threshold');
+  const row = frame.locator(`#items tbody tr[data-id="${out.id}"]`);
+  const title = ((await row.locator('.col-title a').textContent()) ?? '').trim();
+  await row.locator('.col-title a').click();
+  await waitFor(() => activeEditorText(page), (text) => text.includes(title), `"${title}" to open in an editor`);
+  await screenshot(page, '03a-artifact-opened');
+  await runCommand(page, 'View: Close Editor');
+  await page.locator('.tab', { hasText: 'Context Inspector' }).first().click();
+  await frame.locator('#summary').waitFor({ state: 'visible' });
+
+  await frame.locator(`#items tbody tr[data-id="${out.id}"] vscode-button`, { hasText: 'Pin' }).click();
+  await waitFor(() => frame.locator(`#items tbody tr[data-id="${out.id}"]`).getAttribute('data-status'), (st) => st !== null && st !== 'excluded', `"${title}" to be included after pinning`, 45_000);
+  assert.equal(((await frame.locator(`#items tbody tr[data-id="${out.id}"] .col-layer`).textContent()) ?? '').trim(), 'fixed', 'a pinned artifact sits in the fixed layer');
+  await frame.locator(`#items tbody tr[data-id="${out.id}"] vscode-button`, { hasText: 'Unpin' }).waitFor({ state: 'visible' });
+  await screenshot(page, '03b-pinned');
+});
+
+test('"try budget" shows the difference, and changing the budget updates the panel live', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  const before = await summary(page);
+  const field = frame.locator('#trial-budget').locator('input');
+  await field.fill(String(NEW_BUDGET));
+  await field.press('Enter');
+  await field.blur();
+  await frame.locator('#trial-run').click();
+  await frame.locator('#trial-result').waitFor({ state: 'visible' });
+  const trialText = (await frame.locator('#trial-result').textContent()) ?? '';
+  assert.match(trialText, new RegExp(`At ${NEW_BUDGET.toLocaleString('en-US')} tokens`));
+  const paths = JSON.parse(before['data-paths']!) as string[];
+  const wider = cliBuild(NEW_BUDGET, paths);
+  assert.match(trialText, new RegExp(`would use ${wider.tokensUsed.toLocaleString('en-US')}`));
+  await screenshot(page, '04-try-budget');
+
+  await frame.locator('#trial-apply').click();
+  const after = await waitFor(() => summary(page), (x) => Number(x['data-budget']) === NEW_BUDGET, `the panel to show a budget of ${NEW_BUDGET}`, 45_000);
+  assert.equal(Number(after['data-used']), cliBuild(NEW_BUDGET, JSON.parse(after['data-paths']!) as string[]).tokensUsed);
+  const settings = JSON.parse(fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
+  assert.equal(settings['contextLedger.budget'], NEW_BUDGET, 'the budget setting was written');
+  await waitForStatusBarText(page, /\/3k$/);
+});
+
+test('2,000 more candidates (added by the CLI while the panel is open) page without jank', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  const jsonl = path.join(tmp, 'bulk.jsonl');
+  const lines = Array.from({ length: 2000 }, (_, i) =>
+    JSON.stringify({ id: `bulk-${i}`, type: 'note', title: `Bulk note ${i} — Zahlungsprotokoll 日本語 ${i % 10 === 0 ? 'webhook' : 'misc'}`, body: `Body of bulk note ${i}: ${i % 10 === 0 ? 'payment webhook retries' : 'marina berth glossary'}.` }),
+  );
+  fs.writeFileSync(jsonl, `${lines.join('\n')}\n`);
+  run(process.execPath, [CLI, 'import', jsonl, '--db', db]);
+  const s = await waitFor(() => summary(page), (x) => Number(x['data-included']) + Number(x['data-excluded']) >= 2000, 'the panel to see the 2,000 new artifacts', 90_000);
+  const rows = frame.locator('#items tbody tr[data-id]');
+  assert.equal(await rows.count(), 100, 'one page of 100 rows is rendered, not 2,000');
+  assert.match((await frame.locator('#range').textContent()) ?? '', /^1–100 of 2,0\d\d$/);
+  const total = Number(s['data-included']) + Number(s['data-excluded']);
+  const started = Date.now();
+  await frame.locator('vscode-button', { hasText: 'Next' }).click();
+  await waitFor(() => frame.locator('#range').textContent(), (t) => (t ?? '').startsWith('101–200'), 'the second page');
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed < 1500, `the next page took ${elapsed} ms`);
+  await frame.locator('#filter').locator('input').fill('日本語 webhook');
+  await waitFor(() => frame.locator('#range').textContent(), (t) => /of 200$/.test(t ?? ''), 'the filter to find the 200 webhook notes');
+  assert.ok(total >= 2000);
+  await screenshot(page, '04b-2000-candidates');
+  await frame.locator('#filter').locator('input').fill('');
+});
+
+test('screenshots in light and high-contrast themes', async () => {
+  const page = wb!.page;
+  for (const [theme, name] of [['Default Light Modern', '05-inspector-light'], ['Default High Contrast', '06-inspector-high-contrast'], ['Default Dark Modern', '07-inspector-dark-after']] as const) {
+    const want = theme.includes('Light') ? 'vs' : theme.includes('High') ? 'hc-black' : 'vs-dark';
+    await withFailureScreenshot(page, `theme-${want}`, async () => {
+      await runCommand(page, 'Preferences: Color Theme');
+      // The theme picker replaces the command palette; type only once it is there.
+      const box = page.locator('.quick-input-widget .quick-input-box input[placeholder*="Color Theme"]');
+      await box.waitFor({ state: 'visible' });
+      await box.fill(theme);
+      const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: theme }).first();
+      await row.waitFor({ state: 'visible' });
+      await row.click();
+      await waitFor(() => page.locator('.monaco-workbench').getAttribute('class'), (c) => (c ?? '').split(/\s+/).includes(want), `the ${theme} theme`, 30_000);
+    });
+    await inspector(page).locator('#summary').waitFor({ state: 'visible' });
+    await page.waitForTimeout(800);
+    const file = await screenshot(page, name);
+    assert.ok(fs.statSync(file).size > 10_000, `${file} is a real screenshot`);
+  }
+});
+
+test('"Show details" of "Build agent context" opens the inspector, whose history gains the build', async () => {
+  const page = wb!.page;
+  const frame = inspector(page);
+  const historyBadge = frame.locator('vscode-tab-header[data-tab="history"] vscode-badge');
+  const before = Number(((await historyBadge.textContent()) ?? '').trim());
+  await runCommand(page, 'Context Ledger: Build agent context');
+  await waitForNotification(page, /copied the context/);
+  await page.locator('.notifications-toasts .monaco-button', { hasText: 'Show details' }).first().click();
+  await page.locator('.tab.active', { hasText: 'Context Inspector' }).first().waitFor({ state: 'visible' });
+  await waitFor(async () => Number(((await historyBadge.textContent()) ?? '').trim()), (n) => n === before + 1, 'one more build in the history');
+});
+
+test('the inspector is restored after a reload', async () => {
+  const page = wb!.page;
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
+  await waitForWorkbenchReady(page);
+  await withFailureScreenshot(page, 'restore', async () => {
+    await inspector(page).locator('#summary').waitFor({ state: 'visible', timeout: 60_000 });
+  });
+  const s = await summary(page);
+  assert.equal(Number(s['data-budget']), NEW_BUDGET);
+  const csp = wb!.consoleErrors.filter((e) => /Content Security Policy|Refused to/i.test(e));
+  assert.deepEqual(csp, [], 'no CSP violations');
+  await screenshot(page, '08-restored');
+});

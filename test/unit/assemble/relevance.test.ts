@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { assembleContext, resolveOptions } from '../../../src/core/assemble';
+import { expectedWorth } from '../../../src/core/assemble/score';
+import { fixedClock, memoryStore } from '../helpers';
+
+const NOW = new Date('2026-03-01T00:00:00.000Z');
+const FILLER = 'The team discussed this at length and agreed to revisit it in the next planning round. ';
+
+describe('relevance ranking', () => {
+  test('a rare identifier named in the task title outranks generic task words repeated in long bodies', async () => {
+    const store = await memoryStore(fixedClock());
+    store.createArtifact({ id: 'factory', type: 'adr', title: 'Factory method for ServiceContainer', body: 'Build the ServiceContainer once at startup and share it; never per call.' });
+    for (let i = 0; i < 12; i++) {
+      store.createArtifact({
+        id: `generic-${i}`,
+        type: 'note',
+        title: `Server notes ${i}`,
+        body: `${'Every request reaches the server; the server creates a response per request. '.repeat(6)}${FILLER.repeat(10)}`,
+      });
+    }
+    const result = await assembleContext(store, {
+      budget: 4000,
+      now: NOW,
+      task: { title: 'MCP server creates a new ServiceContainer per request', description: 'Each request builds a new server state.' },
+      paths: [],
+      log: false,
+    });
+    assert.equal(result.items[0]?.id, 'factory', result.items.map((i) => `${i.id} ${i.score}`).join('\n'));
+  });
+
+  test('a strong match is given in full before weak matches get previews at a tight budget', async () => {
+    const store = await memoryStore(fixedClock());
+    store.createArtifact({
+      id: 'strong',
+      type: 'decision',
+      title: 'Idempotent webhook retries with an event-id lock',
+      body: `Webhook retries take a lock on the event id before booking. ${FILLER.repeat(12)}`,
+    });
+    for (let i = 0; i < 10; i++) store.createArtifact({ id: `weak-${i}`, type: 'note', title: `Meeting ${i}`, body: `One webhook was mentioned. ${FILLER.repeat(12)}` });
+    const result = await assembleContext(store, {
+      budget: 700,
+      now: NOW,
+      task: { title: 'Webhook retries book twice', description: 'Take the event-id lock before booking.' },
+      paths: [],
+      log: false,
+    });
+    const strong = result.items.find((i) => i.id === 'strong');
+    assert.equal(strong?.mode, 'full', result.text);
+  });
+
+  test('expected worth rises with the score on an absolute scale and is a valid option', () => {
+    const options = resolveOptions({});
+    assert.ok(expectedWorth(1.4, options) > 0.9);
+    assert.ok(Math.abs(expectedWorth(1, options) - 0.5) < 1e-9);
+    assert.ok(expectedWorth(0.3, options) < 0.01);
+    assert.ok(expectedWorth(0.5, options) < expectedWorth(0.6, options));
+    assert.throws(() => resolveOptions({ worthSlope: -1 }), /worthSlope/);
+    assert.throws(() => resolveOptions({ valueExponent: 3 } as never), /Unknown assemble option "valueExponent"/);
+  });
+});
