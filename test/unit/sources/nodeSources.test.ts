@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { collectLiveSources, parseSourceKinds, walkWorkspace } from '../../../src/node/sources';
+import { readConfig } from '../../../src/extension/configModel';
 import { tempDir } from '../helpers';
 
 const j = (...parts: string[]) => parts.join('');
@@ -104,5 +105,33 @@ describe('live sources from the disk and git (CLI path)', () => {
     const files = walkWorkspace(root);
     assert.ok(!files.some((f) => f.startsWith('node_modules/')));
     assert.ok(!files.some((f) => f.includes('secret.md')));
+  });
+});
+
+describe('extension settings for live sources', () => {
+  test('off by default; valid per-source overrides kept, bad ones fall back; conversation only in chat', () => {
+    const none = readConfig(() => undefined).sources;
+    assert.equal(none.enabled, false);
+    assert.deepEqual(none.kinds, ['code', 'diagnostics', 'docs', 'deployment', 'git']);
+    assert.equal(none.profile, 'auto');
+    const raw: Record<string, unknown> = {
+      'sources.enabled': true,
+      'sources.profile': 'infrastructure',
+      'sources.docs': { enabled: false },
+      'sources.code': { threshold: 7, maxTokens: 'lots' },
+    };
+    const set = readConfig((name) => raw[name]).sources;
+    assert.equal(set.enabled, true);
+    assert.equal(set.profile, 'infrastructure');
+    assert.deepEqual(set.kinds, ['code', 'diagnostics', 'deployment', 'git']);
+    assert.deepEqual(set.settings, { docs: { enabled: false }, code: { threshold: 1 } });
+    assert.equal(readConfig((name) => (name === 'sources.profile' ? 'chaos' : undefined)).sources.profile, 'auto');
+  });
+
+  test('package.json contributes every sources setting the extension reads', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } };
+    const props = manifest.contributes.configuration.properties;
+    for (const key of ['enabled', 'profile', 'code', 'diagnostics', 'docs', 'deployment', 'git']) assert.ok(props[`contextLedger.sources.${key}`], key);
+    assert.deepEqual(props['contextLedger.sources.diagnostics']!.default, { enabled: true, threshold: 0.7, maxTokens: 1500 });
   });
 });
