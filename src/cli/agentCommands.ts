@@ -3,10 +3,8 @@
  * no person has checked; `context-ledger review approve|reject <id>` records the verdict.
  */
 import * as path from 'node:path';
-import { applyInboxFile } from '../core/inbox';
 import { type Artifact, artifactUrn, UserError } from '../core/model';
 import { applyReview, isUnreviewed } from '../core/review';
-import { INBOX_FOLDER, processInbox } from '../node/inbox';
 import { stringOption } from './args';
 import { type Command, type CommandContext, isJson, openLedger, printJson, withRead, withWrite } from './commands';
 
@@ -62,6 +60,8 @@ export const inboxCommand: Command = {
 
 /** Applies the inbox files through the same code as the extension's inbox watcher; true when a file was not applied. */
 async function ingestInbox(context: CommandContext): Promise<boolean> {
+  // Loaded on use: inbox validation pulls in zod (dist/vendor-agent.js), which `inbox` alone and `review` never need.
+  const [{ applyInboxFile }, { INBOX_FOLDER, processInbox }] = await Promise.all([import('../core/inbox.js'), import('../node/inbox.js')]);
   const ledger = await openLedger(context, true);
   try {
     const folder = path.dirname(ledger.file);

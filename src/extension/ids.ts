@@ -74,6 +74,8 @@ export const TREE_ITEM_KINDS = {
   group: 'group',
   folder: 'folder',
   taskField: 'taskField',
+  taskTitle: 'taskField.title',
+  taskStage: 'taskField.stage',
   trackedFile: 'trackedFile',
   trackedFileCovered: 'trackedFile.covered',
 } as const;
