@@ -98,6 +98,13 @@ export const SETTINGS = {
   trackingHalfLifeHours: 'tracking.halfLifeHours',
   databasePath: 'databasePath',
   statusBarEnabled: 'statusBar.enabled',
+  sourcesEnabled: 'sources.enabled',
+  sourcesProfile: 'sources.profile',
+  sourcesCode: 'sources.code',
+  sourcesDiagnostics: 'sources.diagnostics',
+  sourcesDocs: 'sources.docs',
+  sourcesDeployment: 'sources.deployment',
+  sourcesGit: 'sources.git',
 } as const;
 export type SettingName = (typeof SETTINGS)[keyof typeof SETTINGS];
 
