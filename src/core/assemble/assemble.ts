@@ -522,9 +522,14 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   layerBudget.fixed.budget = Math.max(fixedUsed, Math.floor(budget * options.fixedShare));
   layerBudget.workflow.budget = workflowCost;
   layerBudget.instructions.budget = instructionsCost;
+  // A layer with nothing to offer gives its share to the others in proportion, not all of
+  // it to whichever layer happens to be packed next.
+  const present = (['task', 'path', 'global'] as const).filter((l) => entries[l].length > 0);
+  const presentShare = present.reduce((sum, l) => sum + options.split[l], 0);
   let rollover = 0;
   for (const layer of ['task', 'path', 'global'] as const) {
-    const share = Math.floor(rest * options.split[layer]) + rollover;
+    const fraction = entries[layer].length === 0 ? 0 : presentShare > 0 ? options.split[layer] / presentShare : 0;
+    const share = Math.floor(rest * fraction) + rollover;
     layerBudget[layer].budget = share;
     const spent = packGreedy(entries[layer], state, share);
     rollover = share - spent;
