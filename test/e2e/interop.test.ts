@@ -195,3 +195,23 @@ test('"Which Rules Apply to This File?" on an open file lists the rule files tha
   assert.match(text, /1 path-scoped artifacts/);
   await screenshot(page, '04-which-rules');
 });
+
+test('"Export to Agent Rules…" writes Copilot instruction files; "Sync Markdown Mirror" writes one file per artifact', async () => {
+  const page = wb!.page;
+  await runCommand(page, 'Context Ledger: Export to Agent Rules…');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export to Agent Rules' }).waitFor({ state: 'visible' });
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Copilot');
+  await page.keyboard.press('Enter');
+  await waitForNotification(page, /Context Ledger: wrote .*\(\d+ artifacts/);
+  const exported = fs.readdirSync(path.join(workspace, '.github', 'instructions')).filter((n) => n.startsWith('context-ledger-'));
+  assert.ok(exported.length > 0, `exported files: ${exported.join(', ')}`);
+  // The hand-written instructions are untouched.
+  assert.equal(fs.readFileSync(path.join(workspace, '.github/instructions/typescript.instructions.md'), 'utf8'), FILES['.github/instructions/typescript.instructions.md']);
+
+  await runCommand(page, 'Context Ledger: Sync Markdown Mirror');
+  await waitForNotification(page, /Context Ledger: synced .*6 files written/);
+  const mirror = path.join(workspace, '.context-ledger', 'artifacts');
+  const files = fs.readdirSync(mirror, { recursive: true }).map(String).filter((n) => n.endsWith('.md'));
+  assert.equal(files.length, 6, files.join(', '));
+  await screenshot(page, '05-export-and-sync');
+});
