@@ -4,76 +4,20 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { detectFormats, formatOf, importDetected } from '../core/formats/detect';
-import { isAdrFileName } from '../core/formats/adr';
-import { IMPORT_FORMATS, type ImportFormat, type ImportResult, type Skipped } from '../core/formats/common';
-import { exportRules, isGeneratedRuleFile, type RuleTarget } from '../core/formats/ruleExport';
-import type { ArtifactInput, TokenizerName } from '../core/model';
+import { IMPORT_FORMATS, type ImportFormat } from '../core/formats/common';
+import type { RuleTarget } from '../core/formats/ruleExport';
+import type { TokenizerName } from '../core/model';
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
-import { isUnreviewed } from '../core/review';
 import { TokenCounter } from '../core/tokens';
-import { OutputFolder } from '../node/outputFolder';
-import type { LedgerStore } from '../core/store';
-import { LedgerStore as Store } from '../core/store';
-import { loadSqlJs } from '../node/ledgerFile';
-import { type FolderListing, listFolder, readFolderFiles } from '../node/sourceFolder';
+import { allSkipped, applyImport, type FolderImportReport, type FormatReport, nothingToImport, parseImportSources, previewImport, scanImportSources } from '../node/folderImport';
+import { type RuleFilesWritten, writeRuleFiles } from '../node/ruleFileExport';
 import { integerOption, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite, workspaceOf } from './commands';
 import { syncCommand } from './syncCommand';
 import { whichCommand } from './whichCommand';
 
-export interface FormatReport {
-  format: ImportFormat;
-  files: number;
-  added: string[];
-  updated: string[];
-  unchanged: string[];
-  tasksAdded: string[];
-  tasksUnchanged: string[];
-  skipped: Skipped[];
-}
-
-export interface FolderImportReport {
-  folder: string;
-  dryRun: boolean;
-  formats: FormatReport[];
-  /** Things skipped while walking the folder (links out, unreadable folders). */
-  skipped: Skipped[];
-}
-
 function isImportFormat(value: string): value is ImportFormat {
   return (IMPORT_FORMATS as readonly string[]).includes(value);
-}
-
-/** Adds the supersession links to the newer artifacts' inputs (their status is set by the parsers). */
-function linkSupersessions(result: ImportResult): ArtifactInput[] {
-  const byId = new Map(result.artifacts.map((a) => [a.id, a]));
-  for (const { olderId, newerId } of result.supersessions ?? []) {
-    const newer = byId.get(newerId);
-    if (newer && byId.has(olderId) && (newer.supersedes === undefined || newer.supersedes === null)) newer.supersedes = olderId;
-  }
-  return result.artifacts;
-}
-
-function applyImport(store: LedgerStore, parsed: Map<ImportFormat, { files: number; result: ImportResult }>): FormatReport[] {
-  const reports: FormatReport[] = [];
-  store.transaction(() => {
-    for (const [format, { files, result }] of parsed) {
-      const report = store.importArtifacts(linkSupersessions(result));
-      const tasksAdded: string[] = [];
-      const tasksUnchanged: string[] = [];
-      for (const task of result.tasks ?? []) {
-        if (store.getTask(task.id)) {
-          tasksUnchanged.push(task.id);
-        } else {
-          store.createTask({ id: task.id, title: task.title, description: task.description, labels: task.labels });
-          tasksAdded.push(task.id);
-        }
-      }
-      reports.push({ format, files, ...report, tasksAdded, tasksUnchanged, skipped: result.skipped });
-    }
-  });
-  return reports;
 }
 
 function plural(n: number, word: string): string {
@@ -88,7 +32,7 @@ function renderReport(report: FolderImportReport): string {
       `  ${f.format.padEnd(9)}  ${plural(f.files, 'file').padEnd(9)}  ${f.added.length} added, ${f.updated.length} updated, ${f.unchanged.length} unchanged, ${f.skipped.length} skipped${tasks}`,
     );
   }
-  const skipped = [...report.skipped, ...report.formats.flatMap((f) => f.skipped)];
+  const skipped = allSkipped(report);
   if (skipped.length > 0) {
     lines.push('', 'Skipped:');
     for (const s of skipped.slice(0, 50)) lines.push(`  ${s.where}: ${s.reason}`);
@@ -119,64 +63,14 @@ const importFolderCommand: Command = {
   },
 };
 
-/** A folder, or one file (listed alone, from its folder). */
-function listTarget(target: string): FolderListing {
-  let stat: fs.Stats | undefined;
-  try {
-    stat = fs.statSync(target);
-  } catch {
-    throw new UserError(`Not found: ${target}`);
-  }
-  if (stat.isDirectory()) return listFolder(target);
-  const real = fs.realpathSync(target);
-  return { root: path.dirname(real), paths: [path.basename(real)], skipped: [] };
-}
-
 /** `import-folder`, and `import --from <format> <path>` (a folder or one file of that format). */
 export async function importFolder(context: CommandContext, request: { target?: string; from?: ImportFormat; dryRun: boolean }): Promise<number | void> {
   const { from, dryRun } = request;
   const workspace = workspaceOf(context);
-  const folder = path.resolve(context.cwd, request.target ?? workspace);
-  const listing = listTarget(folder);
-
-  // Paths are workspace-relative when the folder is inside the workspace, so
-  // `import-folder docs/adrs` and `import-folder` give the same sources and ids.
-  let realWorkspace = workspace;
-  try {
-    realWorkspace = fs.realpathSync(workspace);
-  } catch {
-    // keep as given
-  }
-  const relativeRoot = path.relative(realWorkspace, listing.root);
-  const prefix = relativeRoot === '' || relativeRoot.startsWith('..') || path.isAbsolute(relativeRoot) ? '' : `${relativeRoot.split(path.sep).join('/')}/`;
-  const toLocal = new Map(listing.paths.map((p) => [`${prefix}${p}`, p]));
-
-  let detected = detectFormats([...toLocal.keys()]);
-  if (from) detected = detected.filter((d) => d.format === from);
-  if (from === 'adr' && detected.length === 0) {
-    // A folder given as the ADR folder, whatever its name.
-    const files = [...toLocal.keys()].filter((p) => formatOf(p) === null && isAdrFileName(p) && !toLocal.get(p)!.includes('/'));
-    if (files.length > 0) detected = [{ format: 'adr', files }];
-  }
-  if (detected.length === 0) {
-    const what = from ? `no ${from} files` : 'nothing it can import';
-    throw new UserError(
-      `Found ${what} in ${folder}.`,
-      'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md and .clinerules.',
-    );
-  }
-
-  const parsed = new Map<ImportFormat, { files: number; result: ImportResult }>();
-  for (const { format, files } of detected) {
-    const read = readFolderFiles(
-      listing.root,
-      files.map((p) => toLocal.get(p)!),
-    );
-    const sources = read.files.map((f) => ({ path: `${prefix}${f.path}`, content: f.content }));
-    const result = importDetected(format, sources);
-    result.skipped.unshift(...read.skipped.map((s) => ({ ...s, where: `${prefix}${s.where}` })));
-    parsed.set(format, { files: files.length, result });
-  }
+  const scan = scanImportSources(workspace, path.resolve(context.cwd, request.target ?? workspace), from);
+  const folder = scan.folder;
+  if (scan.detected.length === 0) throw nothingToImport(folder, from);
+  const parsed = parseImportSources(scan);
 
   let formats: FormatReport[];
   if (!dryRun) {
@@ -186,16 +80,9 @@ export async function importFolder(context: CommandContext, request: { target?: 
     // Runs the import on an in-memory copy that is never saved.
     formats = dbExists
       ? await withRead(context, (store) => applyImport(store, parsed))
-      : await (async () => {
-          const store = Store.open(await loadSqlJs());
-          try {
-            return applyImport(store, parsed);
-          } finally {
-            store.close();
-          }
-        })();
+      : await previewImport(undefined, parsed);
   }
-  const report: FolderImportReport = { folder, dryRun, formats, skipped: listing.skipped };
+  const report: FolderImportReport = { folder, dryRun, formats, skipped: scan.listing.skipped };
   if (isJson(context)) {
     return printJson(context, {
       ...report,
@@ -218,23 +105,7 @@ export async function importFolder(context: CommandContext, request: { target?: 
 
 const RULE_TARGETS: Record<string, RuleTarget> = { copilot: 'copilot', cursor: 'cursor', agents: 'agents-md', 'agents-md': 'agents-md' };
 
-/** Where each target writes, so files of an earlier export that are no longer produced can be removed. */
-const OWN_FILES: Record<RuleTarget, RegExp> = {
-  copilot: /^\.github\/instructions\/context-ledger-[^/]+\.instructions\.md$/,
-  cursor: /^\.cursor\/rules\/context-ledger-[^/]+\.mdc$/,
-  'agents-md': /^AGENTS\.md$/,
-};
-
-export interface RuleExportReport {
-  target: RuleTarget;
-  folder: string;
-  budget: number;
-  tokenizer: TokenizerName;
-  files: { path: string; tokens: number; included: number; dropped: number }[];
-  removed: string[];
-  refused: { path: string; reason: string }[];
-  unreviewed: number;
-}
+export type RuleExportReport = RuleFilesWritten & { budget: number; tokenizer: TokenizerName };
 
 /**
  * `export --to copilot|cursor|agents`: the ledger's active, reviewed knowledge as rule
@@ -249,48 +120,16 @@ export async function exportRuleFiles(context: CommandContext, targetName: strin
   if (budget < 100 || budget > 1_000_000) throw new UserError(`--budget must be between 100 and 1000000 tokens per file, not ${budget}.`);
   const tokenizer = stringOption(context.options, 'tokenizer') ?? 'o200k_base';
   if (!isTokenizerName(tokenizer)) throw new UserError(`Unknown tokenizer "${tokenizer}".`, `Use one of: ${TOKENIZERS.join(', ')}.`);
-  const folder = new OutputFolder(path.resolve(context.cwd, stringOption(context.options, 'out') ?? workspaceOf(context)));
+  const root = path.resolve(context.cwd, stringOption(context.options, 'out') ?? workspaceOf(context));
 
   const latest = await withRead(context, (store) => store.latestArtifacts());
-  // Rule files are read by agents as instructions: what an agent wrote and no person approved stays out.
-  const reviewed = latest.filter((a) => !isUnreviewed(a));
   const counter = await TokenCounter.load(tokenizer);
-  const files = exportRules(target, reviewed, { budget, count: (text) => counter.count(text) });
-
-  const report: RuleExportReport = {
-    target, folder: folder.root, budget, tokenizer, files: [], removed: [], refused: [],
-    unreviewed: latest.filter((a) => a.status === 'active' && a.scope !== 'task' && isUnreviewed(a)).length,
-  };
-  for (const file of files) {
-    const existing = folder.read(file.path);
-    if (existing !== undefined && !isGeneratedRuleFile(existing)) {
-      report.refused.push({ path: file.path, reason: 'exists and was not written by Context Ledger (no generated header); left as it is' });
-      continue;
-    }
-    if (existing !== file.content) folder.write(file.path, file.content);
-    report.files.push({ path: file.path, tokens: file.tokens, included: file.included.length, dropped: file.dropped.length });
-  }
-  const written = new Set(files.map((f) => f.path));
-  const ownFolder = target === 'copilot' ? '.github/instructions' : target === 'cursor' ? '.cursor/rules' : '';
-  let names: string[] = [];
-  try {
-    names = ownFolder === '' ? [] : fs.readdirSync(folder.resolve(ownFolder));
-  } catch {
-    // No such folder yet.
-  }
-  for (const name of names) {
-    const relative = `${ownFolder}/${name}`;
-    if (written.has(relative) || !OWN_FILES[target].test(relative)) continue;
-    const existing = folder.read(relative);
-    if (existing !== undefined && isGeneratedRuleFile(existing)) {
-      folder.remove(relative);
-      report.removed.push(relative);
-    }
-  }
+  const written = writeRuleFiles(root, target, latest, { budget, count: (text) => counter.count(text) });
+  const report: RuleExportReport = { ...written, budget, tokenizer };
 
   if (isJson(context)) printJson(context, report);
   else {
-    const lines = [`Exported to ${target} in ${folder.root} (at most ${budget} ${tokenizer} tokens a file):`];
+    const lines = [`Exported to ${target} in ${report.folder} (at most ${budget} ${tokenizer} tokens a file):`];
     for (const f of report.files) lines.push(`  ${f.path}  ${f.tokens} tokens, ${plural(f.included, 'artifact')}${f.dropped ? `, ${f.dropped} left out for the budget (named in "Also noted")` : ''}`);
     if (report.files.length === 0 && report.refused.length === 0) lines.push('  nothing to export: no active, reviewed global or path-scoped artifacts.');
     for (const r of report.removed) lines.push(`  removed ${r} (an earlier export; no longer produced)`);

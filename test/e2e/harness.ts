@@ -991,3 +991,23 @@ export async function startExtensionSession(name: string, settings: Record<strin
     throw err;
   }
 }
+
+// ---------------------------------------------------------------------------
+// Dialogs (modal messages)
+// ---------------------------------------------------------------------------
+
+/** Waits for a modal dialog; returns its message and detail text. */
+export async function waitForDialog(page: Page, timeout: number = TIMEOUTS.command): Promise<{ message: string; detail: string }> {
+  const box = page.locator('.monaco-dialog-box');
+  await box.waitFor({ state: 'visible', timeout });
+  const message = normalize((await box.locator('.dialog-message-text').first().textContent()) ?? '');
+  const detail = (await box.locator('.dialog-message-detail').first().textContent().catch(() => '')) ?? '';
+  return { message, detail };
+}
+
+/** Clicks the button labelled `label` in the open modal dialog and waits for the dialog to close. */
+export async function clickDialogButton(page: Page, label: string, timeout: number = TIMEOUTS.ui): Promise<void> {
+  const box = page.locator('.monaco-dialog-box');
+  await box.locator('.dialog-buttons .monaco-button', { hasText: label }).first().click({ timeout });
+  await box.waitFor({ state: 'hidden', timeout });
+}

@@ -173,3 +173,18 @@ export function simulateRules(path: string, workspaceFiles: readonly string[], r
   }
   return report;
 }
+
+/** The report as plain text (the CLI's output and the editor's read-only document). */
+export function renderWhichReport(report: WhichReport): string {
+  const lines = [`${report.path}`, '', `Ledger artifacts: ${report.artifacts.global} global (${report.artifacts.pinned} pinned) apply everywhere; for this path:`];
+  if (report.artifacts.path.length === 0) lines.push('  none path-scoped');
+  for (const a of report.artifacts.path) lines.push(`  ${a.id}  ${a.type}  ${a.title}  <- ${a.why}`);
+  lines.push('', 'Rule files:');
+  if (report.rules.length === 0) lines.push('  none in the workspace');
+  for (const r of report.rules) lines.push(`  ${r.fires ? 'fires  ' : 'silent '} ${r.path}  (${r.why})`);
+  if (report.problems.length > 0) {
+    lines.push('', 'Glob problems:');
+    for (const p of report.problems) lines.push(`  ${p.where} ${p.field}: ${p.problem}`);
+  }
+  return lines.join('\n');
+}

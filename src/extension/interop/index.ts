@@ -1,10 +1,278 @@
-import type * as vscode from 'vscode';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ImportFormat } from '../../core/formats/common';
+import type { RuleTarget } from '../../core/formats/ruleExport';
+import { renderWhichReport } from '../../core/formats/ruleSimulator';
+import { TokenCounter } from '../../core/tokens';
+import { allSkipped, applyImport, type ImportScan, nothingToImport, type ParsedImport, parseImportSources, previewImport, scanImportSources } from '../../node/folderImport';
+import { syncMirror } from '../../node/mirrorSync';
+import { writeRuleFiles } from '../../node/ruleFileExport';
+import { whichRules } from '../../node/whichRules';
+import { guarded } from '../errors';
 import type { Services } from '../services';
+import { INTEROP_COMMANDS, WHICH_SCHEME } from './ids';
+import { dryRunSummary, FORMAT_LABELS, filesDetail, mergeParsed, TARGET_LABELS, totalsLine, totalsOf } from './model';
+
+/** Per-file budget of exported rule files (the CLI's `export --to` default). */
+const RULE_FILE_BUDGET = 4000;
 
 /**
- * Entry point for the import/export interop features (owned by the interop engineer).
- * Called once from activate(); push every disposable onto `context.subscriptions`.
+ * Import / export / sync / which in the editor, over the same code as the CLI
+ * (src/node/folderImport, ruleFileExport, mirrorSync, whichRules) and the folder's own
+ * ledger (the registry's locked writes, so the tree refreshes and other windows reload).
  */
-export function registerInteropFeatures(_context: vscode.ExtensionContext, _services: Services): void {
-  // Intentionally empty until the interop features land.
+export function registerInteropFeatures(context: vscode.ExtensionContext, services: Services): void {
+  const s = services;
+  const reports = new Map<string, string>();
+  const whichChanged = new vscode.EventEmitter<vscode.Uri>();
+  context.subscriptions.push(
+    whichChanged,
+    vscode.workspace.registerTextDocumentContentProvider(WHICH_SCHEME, {
+      onDidChange: whichChanged.event,
+      provideTextDocumentContent: (uri) => reports.get(uri.toString()) ?? 'This report is no longer available: run "Which Rules Apply to This File?" again.',
+    }),
+  );
+  const register = (id: string, what: string, fn: (...args: never[]) => unknown): void => {
+    context.subscriptions.push(vscode.commands.registerCommand(id, guarded(s.logger, what, fn as (...args: unknown[]) => unknown)));
+  };
+
+  register(INTEROP_COMMANDS.importKnowledge, 'Importing knowledge', async () => {
+    if (!trusted('import knowledge')) return;
+    const folder = await pickFolder(s, 'import into');
+    if (folder) await importKnowledge(s, folder);
+  });
+
+  register(INTEROP_COMMANDS.exportAgentRules, 'Exporting agent rules', async () => {
+    if (!trusted('export agent rules')) return;
+    const folder = await pickFolder(s, 'export from');
+    if (folder) await exportAgentRules(s, folder);
+  });
+
+  register(INTEROP_COMMANDS.syncMirror, 'Syncing the Markdown mirror', async () => {
+    if (!trusted('sync the Markdown mirror')) return;
+    const folder = await pickFolder(s, 'sync');
+    if (folder) await syncFolderMirror(s, folder);
+  });
+
+  register(INTEROP_COMMANDS.whichRules, 'Finding the rules that apply', async (arg?: vscode.Uri) => {
+    const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
+    if (!uri || uri.scheme !== 'file') {
+      void vscode.window.showWarningMessage('Context Ledger: open a file of the workspace first; "Which Rules Apply" works on the active editor.');
+      return;
+    }
+    const folder = s.registry.folderOf(uri);
+    if (!folder) {
+      void vscode.window.showWarningMessage(`Context Ledger: ${path.basename(uri.fsPath)} is not inside a workspace folder.`);
+      return;
+    }
+    const ledger = s.registry.get(folder);
+    const artifacts = await ledger.read((store) => store.latestArtifacts());
+    const report = whichRules(folder.uri.fsPath, uri.fsPath, artifacts);
+    const fires = report.rules.filter((r) => r.fires).length;
+    const text = [
+      `Which rules apply — ${folder.name}/${report.path}`,
+      `${report.artifacts.path.length} path-scoped artifacts, ${fires} of ${report.rules.length} rule files fire, ${report.problems.length} glob problems.`,
+      '',
+      renderWhichReport(report),
+      '',
+    ].join('\n');
+    const doc = vscode.Uri.from({ scheme: WHICH_SCHEME, path: `/Which rules apply (${path.basename(report.path)}).txt`, query: `${folder.name}/${report.path}` });
+    reports.set(doc.toString(), text);
+    whichChanged.fire(doc);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(doc), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  });
+}
+
+/** Import / export / sync read and write files the workspace controls: not in Restricted Mode. */
+function trusted(what: string): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window
+    .showWarningMessage(
+      `Context Ledger does not ${what} in an untrusted workspace: it would read and write files this workspace controls. Trust the workspace first.`,
+      'Manage Workspace Trust',
+    )
+    .then((pick) => pick && vscode.commands.executeCommand('workbench.trust.manage'));
+  return false;
+}
+
+async function pickFolder(s: Services, verb: string): Promise<vscode.WorkspaceFolder | undefined> {
+  const folders = s.registry.folders();
+  if (folders.length === 0) {
+    void vscode.window.showWarningMessage('Context Ledger needs an open folder.');
+    return undefined;
+  }
+  if (folders.length === 1) return folders[0];
+  const current = s.contexts.currentFolder();
+  const pick = await vscode.window.showQuickPick(
+    folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f, picked: f === current })),
+    { title: `Context Ledger: which folder's ledger to ${verb}?` },
+  );
+  return pick?.folder;
+}
+
+/** Shows a progress notification only when `task` is still running after a second. */
+async function withDelayedProgress<T>(title: string, task: Promise<T>): Promise<T> {
+  let done = false;
+  const settled = task.finally(() => (done = true));
+  const timer = new Promise<void>((resolve) => setTimeout(resolve, 1000));
+  await Promise.race([settled.then(() => undefined, () => undefined), timer]);
+  if (done) return settled;
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Context Ledger: ${title}` }, () => settled);
+}
+
+/** Lets a timer (the delayed progress) run between synchronous steps. */
+const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+type ImportPick = vscode.QuickPickItem & ({ kind2: 'format'; format: ImportFormat } | { kind2: 'folder' });
+
+async function importKnowledge(s: Services, folder: vscode.WorkspaceFolder): Promise<void> {
+  const root = folder.uri.fsPath;
+  const scan = await withDelayedProgress('looking for knowledge to import…', breathe().then(() => scanImportSources(root, root)));
+  const items: ImportPick[] = scan.detected.map((d) => ({
+    kind2: 'format',
+    format: d.format,
+    label: FORMAT_LABELS[d.format],
+    description: `${d.files.length} file${d.files.length === 1 ? '' : 's'}`,
+    detail: filesDetail(d.files),
+    picked: true,
+  }));
+  items.push({ kind2: 'folder', label: '$(folder-opened) Another folder…', description: 'choose a folder (e.g. ADRs kept under another name)', alwaysShow: true });
+  const picks = await vscode.window.showQuickPick(items, {
+    title: 'Context Ledger: Import Knowledge',
+    placeHolder: scan.detected.length > 0 ? `Found in ${folder.name}: pick what to import` : `Found nothing known in ${folder.name}: choose a folder`,
+    canPickMany: true,
+    ignoreFocusOut: true,
+  });
+  if (!picks || picks.length === 0) return;
+
+  const formats = picks.flatMap((p) => (p.kind2 === 'format' ? [p.format] : []));
+  const scans: { scan: ImportScan; formats?: ImportFormat[] }[] = formats.length > 0 ? [{ scan, formats }] : [];
+  if (picks.some((p) => p.kind2 === 'folder')) {
+    const chosen = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, defaultUri: folder.uri, openLabel: 'Import From' });
+    if (!chosen?.[0]) return;
+    const dir = chosen[0].fsPath;
+    let other = scanImportSources(root, dir);
+    // A folder picked by hand with numbered Markdown files and nothing else known: its ADRs.
+    if (other.detected.length === 0) other = scanImportSources(root, dir, 'adr');
+    if (other.detected.length === 0) throw nothingToImport(dir);
+    scans.push({ scan: other });
+  }
+
+  const ledger = s.registry.get(folder);
+  const prepared = withDelayedProgress(
+    'reading the files to import…',
+    (async () => {
+      let parsed: ParsedImport = new Map();
+      for (const { scan: one, formats: only } of scans) {
+        await breathe();
+        parsed = mergeParsed(parsed, parseImportSources(one, only));
+      }
+      const preview = await ledger.read((store) => previewImport(store, parsed));
+      return { parsed, preview };
+    })(),
+  );
+  const { parsed, preview } = await prepared;
+  const walkSkipped = scans.reduce((n, x) => n + x.scan.listing.skipped.length, 0);
+  const planned = totalsOf(preview, walkSkipped);
+  if (planned.added + planned.updated + planned.tasksAdded === 0) {
+    logImport(s, 'Nothing new to import', scans, preview);
+    const pick = await vscode.window.showInformationMessage(
+      `Context Ledger: nothing new to import — ${totalsLine(planned)}.`,
+      ...(planned.skipped > 0 ? ['Show Problems'] : []),
+    );
+    if (pick) s.logger.show();
+    return;
+  }
+  const confirm = await vscode.window.showInformationMessage(
+    `Import into the ledger of ${folder.name}? ${totalsLine(planned)}.`,
+    { modal: true, detail: `${dryRunSummary(preview)}\n\nUnchanged entries are left alone; changed ones become new versions.` },
+    'Import',
+  );
+  if (confirm !== 'Import') return;
+
+  const applied = await withDelayedProgress(
+    'importing…',
+    ledger.write((store) => applyImport(store, parsed), 'artifacts'),
+  );
+  s.artifactTree.refresh();
+  s.taskTree.refresh();
+  const totals = totalsOf(applied, walkSkipped);
+  logImport(s, 'Imported', scans, applied);
+  const pick = await vscode.window.showInformationMessage(
+    `Context Ledger: imported ${applied.map((r) => FORMAT_LABELS[r.format]).join(', ')} — ${totalsLine(totals)}.`,
+    ...(totals.skipped > 0 ? ['Show Problems'] : []),
+  );
+  if (pick) s.logger.show();
+}
+
+/** Every file's outcome to the log channel: what was skipped and why, with file and line. */
+function logImport(s: Services, what: string, scans: readonly { scan: ImportScan }[], reports: ReturnType<typeof applyImport>): void {
+  const report = { folder: scans.map((x) => x.scan.folder).join(', '), dryRun: false, formats: reports, skipped: scans.flatMap((x) => x.scan.listing.skipped) };
+  s.logger.info(`${what} from ${report.folder}: ${totalsLine(totalsOf(reports, report.skipped.length))}`);
+  for (const r of reports) s.logger.info(`  ${FORMAT_LABELS[r.format]}: ${r.added.length} added, ${r.updated.length} updated, ${r.unchanged.length} unchanged, ${r.skipped.length} skipped`);
+  for (const skipped of allSkipped(report)) s.logger.warn(`  skipped ${skipped.where}: ${skipped.reason}`);
+}
+
+async function exportAgentRules(s: Services, folder: vscode.WorkspaceFolder): Promise<void> {
+  const pick = await vscode.window.showQuickPick(
+    (Object.keys(TARGET_LABELS) as RuleTarget[]).map((target) => ({ label: TARGET_LABELS[target].label, description: TARGET_LABELS[target].where, target })),
+    { title: 'Context Ledger: Export to Agent Rules', placeHolder: `Write the ledger's active, reviewed knowledge as rule files agents read (at most ${RULE_FILE_BUDGET} tokens a file)` },
+  );
+  if (!pick) return;
+  const ledger = s.registry.get(folder);
+  const latest = await ledger.read((store) => store.latestArtifacts());
+  const counter = await TokenCounter.load(s.config.get(folder.uri).tokenizer);
+  const report = writeRuleFiles(folder.uri.fsPath, pick.target, latest, { budget: RULE_FILE_BUDGET, count: (text) => counter.count(text) });
+  s.logger.info(`Exported ${pick.label} to ${report.folder}: ${report.files.map((f) => `${f.path} (${f.tokens} tokens, ${f.included} artifacts, ${f.dropped} left out)`).join('; ') || 'no files'}`);
+  for (const r of report.removed) s.logger.info(`  removed ${r} (an earlier export; no longer produced)`);
+  const open = (relative: string) => () => vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, relative));
+
+  for (const r of report.refused) {
+    s.logger.warn(`  refused to overwrite ${r.path}: ${r.reason}`);
+    const choice = await vscode.window.showWarningMessage(
+      `Context Ledger did not overwrite ${r.path}: it was written by hand (it has no "Generated by Context Ledger" header). Move or rename it to export there.`,
+      'Open It',
+    );
+    if (choice) await open(r.path)();
+  }
+  const unreviewed = report.unreviewed > 0 ? ` ${report.unreviewed} unreviewed artifact${report.unreviewed === 1 ? '' : 's'} left out.` : '';
+  if (report.files.length === 0) {
+    if (report.refused.length === 0) void vscode.window.showInformationMessage(`Context Ledger: nothing to export — no active, reviewed global or path-scoped artifacts.${unreviewed}`);
+    return;
+  }
+  const dropped = report.files.reduce((n, f) => n + f.dropped, 0);
+  const choice = await vscode.window.showInformationMessage(
+    `Context Ledger: wrote ${report.files.length === 1 ? report.files[0]!.path : `${report.files.length} ${pick.label} files`} (${report.files.reduce((n, f) => n + f.included, 0)} artifacts` +
+      `${dropped ? `, ${dropped} left out for the budget` : ''})${report.removed.length ? `, removed ${report.removed.length} from an earlier export` : ''}.${unreviewed}`,
+    'Open',
+  );
+  if (choice) await open(report.files[0]!.path)();
+}
+
+async function syncFolderMirror(s: Services, folder: vscode.WorkspaceFolder): Promise<void> {
+  const ledger = s.registry.get(folder);
+  const report = await withDelayedProgress('syncing the Markdown mirror…', syncMirror({ dbFile: ledger.file, write: (fn) => ledger.write(fn, 'artifacts') }));
+  s.artifactTree.refresh();
+  const where = path.relative(folder.uri.fsPath, report.folder) || report.folder;
+  const summary =
+    `${report.added.length} added to the ledger, ${report.updated.length} updated, ${report.archived.length} archived, ` +
+    `${report.written.length} files written, ${report.removed.length} removed`;
+  s.logger.info(`Synced ${report.folder}: ${summary}, ${report.conflicts.length} conflicts`);
+  for (const c of report.conflicts) s.logger.warn(`  CONFLICT ${c.path}: ${c.note}${c.copy ? ` (your edit: ${c.copy})` : ''}`);
+  for (const p of report.problems) s.logger.warn(`  skipped ${p.path}: ${p.message}`);
+
+  if (report.conflicts.length > 0) {
+    const copies = report.conflicts.flatMap((c) => (c.copy ? [c.copy] : []));
+    const actions = [...(copies.length > 0 ? ['Open Conflict Copies'] : []), 'Show Log'];
+    const pick = await vscode.window.showWarningMessage(
+      `Context Ledger: synced ${where} with ${report.conflicts.length} conflict${report.conflicts.length === 1 ? '' : 's'} — nothing was lost: the mirror file has the ledger's version and your edit was copied aside. ${summary}.`,
+      ...actions,
+    );
+    if (pick === 'Open Conflict Copies') {
+      for (const copy of copies.slice(0, 10)) await vscode.window.showTextDocument(vscode.Uri.file(copy), { preview: false });
+    } else if (pick) s.logger.show();
+    return;
+  }
+  const pick = await vscode.window.showInformationMessage(`Context Ledger: synced ${where} — ${summary}.`, ...(report.problems.length > 0 ? ['Show Problems'] : []));
+  if (pick) s.logger.show();
 }

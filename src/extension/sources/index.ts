@@ -81,7 +81,9 @@ export class EditorSources {
     }
     return collectLiveSources({
       root: folder.uri.fsPath,
-      kinds: request.kinds,
+      // Running git in a workspace we do not trust can run its code (hooks, fsmonitor, aliases in .git/config),
+      // which is why VS Code's own Git is off in Restricted Mode too.
+      kinds: vscode.workspace.isTrusted ? request.kinds : request.kinds.filter((kind) => kind !== 'git'),
       ...(request.task ? { task: request.task } : {}),
       paths: request.visible,
       open: request.open,

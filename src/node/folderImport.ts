@@ -1,0 +1,164 @@
+/**
+ * Importing the knowledge a folder already keeps (ctx `.context/`, ADR folders,
+ * Copilot / Cursor / Claude / AGENTS.md / Cline rule files), shared by the CLI
+ * (`import-folder`, `import --from`) and the editor command: find what is there, read
+ * and parse the chosen formats, then apply them to a store (or to a copy, for a dry run).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isAdrFileName } from '../core/formats/adr';
+import type { ImportFormat, ImportResult, Skipped } from '../core/formats/common';
+import { type DetectedFormat, detectFormats, formatOf, importDetected } from '../core/formats/detect';
+import type { ArtifactInput } from '../core/model';
+import { UserError } from '../core/model';
+import { LedgerStore } from '../core/store';
+import { loadSqlJs } from './ledgerFile';
+import { type FolderListing, listFolder, readFolderFiles } from './sourceFolder';
+
+export interface FormatReport {
+  format: ImportFormat;
+  files: number;
+  added: string[];
+  updated: string[];
+  unchanged: string[];
+  tasksAdded: string[];
+  tasksUnchanged: string[];
+  skipped: Skipped[];
+}
+
+export interface FolderImportReport {
+  folder: string;
+  dryRun: boolean;
+  formats: FormatReport[];
+  /** Things skipped while walking the folder (links out, unreadable folders). */
+  skipped: Skipped[];
+}
+
+/** What a folder holds that can be imported, before anything is read. */
+export interface ImportScan {
+  /** The folder (or file) asked for, absolute. */
+  folder: string;
+  listing: FolderListing;
+  /** Paths are workspace-relative when the folder is inside the workspace. */
+  detected: DetectedFormat[];
+  /** Workspace-relative path → path under `listing.root`. */
+  toLocal: Map<string, string>;
+  prefix: string;
+}
+
+export type ParsedImport = Map<ImportFormat, { files: number; result: ImportResult }>;
+
+/** A folder, or one file (listed alone, from its folder). */
+function listTarget(target: string): FolderListing {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(target);
+  } catch {
+    throw new UserError(`Not found: ${target}`);
+  }
+  if (stat.isDirectory()) return listFolder(target);
+  const real = fs.realpathSync(target);
+  return { root: path.dirname(real), paths: [path.basename(real)], skipped: [] };
+}
+
+/**
+ * Lists `target` (a folder or one file) and groups its files by format. Only `from`
+ * when given; a folder given as the ADR folder counts whatever its name.
+ */
+export function scanImportSources(workspace: string, target: string, from?: ImportFormat): ImportScan {
+  const folder = path.resolve(workspace, target);
+  const listing = listTarget(folder);
+  // Paths are workspace-relative when the folder is inside the workspace, so
+  // `import-folder docs/adrs` and `import-folder` give the same sources and ids.
+  let realWorkspace = workspace;
+  try {
+    realWorkspace = fs.realpathSync(workspace);
+  } catch {
+    // keep as given
+  }
+  const relativeRoot = path.relative(realWorkspace, listing.root);
+  const prefix = relativeRoot === '' || relativeRoot.startsWith('..') || path.isAbsolute(relativeRoot) ? '' : `${relativeRoot.split(path.sep).join('/')}/`;
+  const toLocal = new Map(listing.paths.map((p) => [`${prefix}${p}`, p]));
+
+  let detected = detectFormats([...toLocal.keys()]);
+  if (from) detected = detected.filter((d) => d.format === from);
+  if (from === 'adr' && detected.length === 0) {
+    // A folder given as the ADR folder, whatever its name.
+    const files = [...toLocal.keys()].filter((p) => formatOf(p) === null && isAdrFileName(p) && !toLocal.get(p)!.includes('/'));
+    if (files.length > 0) detected = [{ format: 'adr', files }];
+  }
+  return { folder, listing, detected, toLocal, prefix };
+}
+
+/** The error for a folder with nothing importable. */
+export function nothingToImport(folder: string, from?: ImportFormat): UserError {
+  const what = from ? `no ${from} files` : 'nothing it can import';
+  return new UserError(
+    `Found ${what} in ${folder}.`,
+    'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md and .clinerules.',
+  );
+}
+
+/** Reads and parses the files of the chosen formats (all detected ones by default). */
+export function parseImportSources(scan: ImportScan, formats?: readonly ImportFormat[]): ParsedImport {
+  const parsed: ParsedImport = new Map();
+  for (const { format, files } of scan.detected) {
+    if (formats && !formats.includes(format)) continue;
+    const read = readFolderFiles(
+      scan.listing.root,
+      files.map((p) => scan.toLocal.get(p)!),
+    );
+    const sources = read.files.map((f) => ({ path: `${scan.prefix}${f.path}`, content: f.content }));
+    const result = importDetected(format, sources);
+    result.skipped.unshift(...read.skipped.map((s) => ({ ...s, where: `${scan.prefix}${s.where}` })));
+    parsed.set(format, { files: files.length, result });
+  }
+  return parsed;
+}
+
+/** Adds the supersession links to the newer artifacts' inputs (their status is set by the parsers). */
+function linkSupersessions(result: ImportResult): ArtifactInput[] {
+  const byId = new Map(result.artifacts.map((a) => [a.id, a]));
+  for (const { olderId, newerId } of result.supersessions ?? []) {
+    const newer = byId.get(newerId);
+    if (newer && byId.has(olderId) && (newer.supersedes === undefined || newer.supersedes === null)) newer.supersedes = olderId;
+  }
+  return result.artifacts;
+}
+
+/** Applies parsed formats in one transaction; idempotent (unchanged entries are left alone). */
+export function applyImport(store: LedgerStore, parsed: ParsedImport): FormatReport[] {
+  const reports: FormatReport[] = [];
+  store.transaction(() => {
+    for (const [format, { files, result }] of parsed) {
+      const report = store.importArtifacts(linkSupersessions(result));
+      const tasksAdded: string[] = [];
+      const tasksUnchanged: string[] = [];
+      for (const task of result.tasks ?? []) {
+        if (store.getTask(task.id)) {
+          tasksUnchanged.push(task.id);
+        } else {
+          store.createTask({ id: task.id, title: task.title, description: task.description, labels: task.labels });
+          tasksAdded.push(task.id);
+        }
+      }
+      reports.push({ format, files, ...report, tasksAdded, tasksUnchanged, skipped: result.skipped });
+    }
+  });
+  return reports;
+}
+
+/** What `applyImport` would do, run on an in-memory copy of `store` (or an empty ledger) that is thrown away. */
+export async function previewImport(store: LedgerStore | undefined, parsed: ParsedImport): Promise<FormatReport[]> {
+  const copy = LedgerStore.open(await loadSqlJs(), store?.export());
+  try {
+    return applyImport(copy, parsed);
+  } finally {
+    copy.close();
+  }
+}
+
+/** Everything skipped: while walking the folder and in each format. */
+export function allSkipped(report: FolderImportReport): Skipped[] {
+  return [...report.skipped, ...report.formats.flatMap((f) => f.skipped)];
+}

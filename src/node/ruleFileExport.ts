@@ -1,0 +1,76 @@
+/**
+ * Writes the ledger's active, reviewed knowledge as agent rule files (Copilot
+ * `.instructions.md`, Cursor `.mdc`, `AGENTS.md`), shared by `export --to` and the editor
+ * command. Only under its folder, only files that are its own (generated header) or new;
+ * its own files from an earlier export that are no longer produced are removed.
+ */
+import * as fs from 'node:fs';
+import { exportRules, isGeneratedRuleFile, type RuleTarget } from '../core/formats/ruleExport';
+import type { Artifact } from '../core/model';
+import { isUnreviewed } from '../core/review';
+import { OutputFolder } from './outputFolder';
+
+/** Where each target writes, so files of an earlier export that are no longer produced can be removed. */
+const OWN_FILES: Record<RuleTarget, RegExp> = {
+  copilot: /^\.github\/instructions\/context-ledger-[^/]+\.instructions\.md$/,
+  cursor: /^\.cursor\/rules\/context-ledger-[^/]+\.mdc$/,
+  'agents-md': /^AGENTS\.md$/,
+};
+
+export interface RuleFilesWritten {
+  target: RuleTarget;
+  folder: string;
+  files: { path: string; tokens: number; included: number; dropped: number }[];
+  removed: string[];
+  /** Hand-written files in the way: never overwritten. */
+  refused: { path: string; reason: string }[];
+  /** Active artifacts left out because no person approved them yet. */
+  unreviewed: number;
+}
+
+export function writeRuleFiles(
+  root: string,
+  target: RuleTarget,
+  latest: readonly Artifact[],
+  options: { budget: number; count: (text: string) => number },
+): RuleFilesWritten {
+  const folder = new OutputFolder(root);
+  // Rule files are read by agents as instructions: what an agent wrote and no person approved stays out.
+  const reviewed = latest.filter((a) => !isUnreviewed(a));
+  const files = exportRules(target, reviewed, options);
+  const report: RuleFilesWritten = {
+    target,
+    folder: folder.root,
+    files: [],
+    removed: [],
+    refused: [],
+    unreviewed: latest.filter((a) => a.status === 'active' && a.scope !== 'task' && isUnreviewed(a)).length,
+  };
+  for (const file of files) {
+    const existing = folder.read(file.path);
+    if (existing !== undefined && !isGeneratedRuleFile(existing)) {
+      report.refused.push({ path: file.path, reason: 'exists and was not written by Context Ledger (no generated header); left as it is' });
+      continue;
+    }
+    if (existing !== file.content) folder.write(file.path, file.content);
+    report.files.push({ path: file.path, tokens: file.tokens, included: file.included.length, dropped: file.dropped.length });
+  }
+  const written = new Set(files.map((f) => f.path));
+  const ownFolder = target === 'copilot' ? '.github/instructions' : target === 'cursor' ? '.cursor/rules' : '';
+  let names: string[] = [];
+  try {
+    names = ownFolder === '' ? [] : fs.readdirSync(folder.resolve(ownFolder));
+  } catch {
+    // No such folder yet.
+  }
+  for (const name of names) {
+    const relative = `${ownFolder}/${name}`;
+    if (written.has(relative) || !OWN_FILES[target].test(relative)) continue;
+    const existing = folder.read(relative);
+    if (existing !== undefined && isGeneratedRuleFile(existing)) {
+      folder.remove(relative);
+      report.removed.push(relative);
+    }
+  }
+  return report;
+}

@@ -1,0 +1,32 @@
+/**
+ * `which` on a real workspace (the CLI command and the editor command): the rule files
+ * it holds, read safely, run through the rule simulator for one file.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { classifyRuleFile } from '../core/formats/agentRules';
+import { simulateRules, type WhichReport } from '../core/formats/ruleSimulator';
+import type { Artifact } from '../core/model';
+import { UserError } from '../core/model';
+import { listFolder, readFolderFiles } from './sourceFolder';
+
+/**
+ * `file` is absolute, inside `workspace` (it need not exist yet); `artifacts` are the
+ * ledger's latest versions. A file outside the workspace is refused.
+ */
+export function whichRules(workspace: string, file: string, artifacts: readonly Artifact[]): WhichReport {
+  const root = fs.realpathSync(workspace);
+  let real = file;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    // Not there yet: judge the path as given.
+  }
+  const relative = path.relative(root, real);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
+    throw new UserError(`${file} is outside the workspace ${root}.`, 'Give a file inside it (the CLI finds the workspace from the current folder or --db).');
+  }
+  const listing = listFolder(root);
+  const ruleFiles = readFolderFiles(root, listing.paths.filter((p) => classifyRuleFile(p) !== null)).files;
+  return simulateRules(relative.split(path.sep).join('/'), listing.paths, ruleFiles, artifacts);
+}

@@ -1,0 +1,217 @@
+/**
+ * Interop in a real code-server + Chromium, as a person would use it: "Import Knowledge…"
+ * on a workspace that keeps an ADR folder and Copilot instructions (detected formats in a
+ * multi-select, a dry-run summary to confirm, the result message), the artifacts then in
+ * the sidebar and in the database; and "Which Rules Apply to This File?" on an open file.
+ * Screenshots land in test-output/e2e/interop/.
+ */
+import { after, before, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  OUTPUT_DIR,
+  REPO_ROOT,
+  activeEditorText,
+  clickDialogButton,
+  openFile,
+  openView,
+  openWorkbench,
+  runCommand,
+  screenshot,
+  startCodeServer,
+  waitFor,
+  waitForDialog,
+  waitForNotification,
+  waitForTreeItems,
+  withFailureScreenshot,
+} from './harness';
+import type { CodeServer, Workbench } from './harness';
+
+const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
+const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-interop-'));
+const workspace = path.join(tmp, 'workspace');
+const db = path.join(workspace, '.context-ledger', 'ledger.db');
+const shots = path.join(OUTPUT_DIR, 'interop');
+let server: CodeServer | undefined;
+let wb: Workbench | undefined;
+
+const FILES: Record<string, string> = {
+  'docs/adr/0001-use-sqlite-for-the-ledger.md': [
+    '# 1. Use SQLite for the ledger',
+    '',
+    'Date: 2024-03-01',
+    '',
+    '## Status',
+    '',
+    'Accepted',
+    '',
+    '## Context',
+    '',
+    'The ledger must travel with the repository — one file, no server.',
+    '',
+    '## Decision',
+    '',
+    'Keep it in a single SQLite file under `.context-ledger/`.',
+    '',
+  ].join('\n'),
+  'docs/adr/0002-déjà-vu-retries.md': [
+    '---',
+    'status: accepted',
+    'date: 2024-05-10',
+    'tags: [network, résilience]',
+    '---',
+    '# Retries back off with jitter — déjà vu avoided',
+    '',
+    '## Context and Problem Statement',
+    '',
+    'Fixed retry delays caused thundering herds.',
+    '',
+    '## Decision Outcome',
+    '',
+    'Exponential back-off with full jitter.',
+    '',
+  ].join('\n'),
+  '.github/copilot-instructions.md': '# Project conventions\n\n## Errors\n\nThrow `UserError` for anything the user can fix.\n\n## Style\n\nNamed exports only.\n',
+  '.github/instructions/typescript.instructions.md': '---\napplyTo: "src/**/*.ts"\n---\nUse strict TypeScript; no `any`.\n',
+  '.github/instructions/python.instructions.md': '---\napplyTo: "src/**/*.py, docs/**"\n---\nPython files follow PEP 8.\n',
+  'src/app.ts': 'export const answer = 42;\n',
+};
+
+function run(command: string, args: string[], cwd = REPO_ROOT): string {
+  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+}
+
+function listed(): { title: string; type: string; scope: string; paths: string[] }[] {
+  if (!fs.existsSync(db)) return [];
+  const parsed = JSON.parse(run(process.execPath, [CLI, 'list', '--db', db, '--format', 'json'])) as unknown;
+  return (Array.isArray(parsed) ? parsed : ((parsed as { artifacts?: unknown[] }).artifacts ?? [])) as { title: string; type: string; scope: string; paths: string[] }[];
+}
+
+before(async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  // Build the production bundle and the .vsix exactly as `npm run package` does.
+  run(process.execPath, ['esbuild.config.mjs', '--production']);
+  run(process.execPath, [path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX]);
+  for (const [rel, text] of Object.entries(FILES)) {
+    fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, rel), text);
+  }
+  server = await startCodeServer({
+    workspace,
+    extensionsDir: path.join(tmp, 'extensions'),
+    userDataDir: path.join(tmp, 'user-data'),
+    vsixPath: VSIX,
+    logFile: path.join(shots, 'code-server.log'),
+  });
+  wb = await openWorkbench(server.url, workspace, shots);
+});
+
+after(async () => {
+  await wb?.close();
+  await server?.stop();
+  if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, shows a dry run, imports them into the tree and the database', async () => {
+  const page = wb!.page;
+  assert.equal(fs.existsSync(db), false, 'no ledger before the import');
+  await openView(page, 'Artifacts');
+  await runCommand(page, 'Context Ledger: Import Knowledge…');
+
+  await withFailureScreenshot(page, 'import-pick', async () => {
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Import Knowledge' }).waitFor({ state: 'visible' });
+    const labels = await waitFor(
+      () => page.locator('.quick-input-widget .quick-input-list .monaco-list-row .label-name').allInnerTexts(),
+      (l) => l.length >= 3,
+      'the detected formats',
+    );
+    // Each format with its files on a detail line.
+    assert.deepEqual(
+      labels.map((l) => l.trim()).filter((l) => !l.includes('.md')),
+      ['ADR folder', 'Copilot instructions', 'Another folder…'],
+    );
+    assert.ok(labels.some((l) => l.includes('docs/adr/0002-déjà-vu-retries.md')), JSON.stringify(labels));
+    // Both detected formats come pre-selected.
+    assert.match((await page.locator('.quick-input-widget .quick-input-count').first().innerText()).trim(), /^2 Selected$/);
+    await screenshot(page, '01-import-pick');
+    await page.keyboard.press('Enter');
+  });
+
+  await withFailureScreenshot(page, 'import-confirm', async () => {
+    const dialog = await waitForDialog(page);
+    assert.match(dialog.message, /Import into the ledger of workspace\? 6 added, 0 updated, 0 unchanged, 0 skipped/);
+    assert.match(dialog.detail, /ADR folder \(2 files\): 2 to add/);
+    assert.match(dialog.detail, /Copilot instructions \(3 files\): 4 to add/);
+    assert.equal(fs.existsSync(db), false, 'the dry run wrote nothing');
+    await screenshot(page, '02-import-dry-run');
+    await clickDialogButton(page, 'Import');
+  });
+
+  const message = await waitForNotification(page, /imported ADR folder, Copilot instructions/);
+  assert.match(message, /6 added, 0 updated, 0 unchanged, 0 skipped/);
+
+  const rows = listed();
+  const titles = rows.map((r) => r.title);
+  assert.ok(titles.includes('Use SQLite for the ledger'), JSON.stringify(titles));
+  assert.ok(titles.includes('Retries back off with jitter — déjà vu avoided'), JSON.stringify(titles));
+  assert.ok(
+    rows.some((r) => r.scope === 'path' && r.paths.includes('src/**/*.ts')),
+    `the applyTo glob became a path scope: ${JSON.stringify(rows)}`,
+  );
+
+  const hasTitles = (all: { label: string }[]): boolean =>
+    all.some((i) => i.label === 'Use SQLite for the ledger') && all.some((i) => i.label === 'Retries back off with jitter — déjà vu avoided');
+  await waitForTreeItems(page, 'Artifacts', hasTitles, 20_000).catch(async () => {
+    // A group the tree left collapsed: open it, as a person would.
+    for (const row of await page.locator('.pane-body .monaco-list-row[aria-expanded="false"]').all()) await row.click();
+    return waitForTreeItems(page, 'Artifacts', hasTitles, 10_000);
+  });
+  await screenshot(page, '03-imported-tree');
+
+  // Importing again: nothing new, said so, nothing written.
+  const before = fs.statSync(db).mtimeMs;
+  await runCommand(page, 'Context Ledger: Import Knowledge…');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Import Knowledge' }).waitFor({ state: 'visible' });
+  await page.keyboard.press('Enter');
+  await waitForNotification(page, /nothing new to import — 0 added, 0 updated, 6 unchanged/);
+  assert.equal(fs.statSync(db).mtimeMs, before, 're-import left the database file alone');
+});
+
+test('"Which Rules Apply to This File?" on an open file lists the rule files that fire and the glob mistakes', async () => {
+  const page = wb!.page;
+  await openFile(page, 'src/app.ts');
+  await runCommand(page, 'Context Ledger: Which Rules Apply to This File?');
+  const text = await waitFor(() => activeEditorText(page), (t) => t.includes('Which rules apply') && t.includes('Glob problems'), 'the which-rules report');
+  assert.match(text, /fires\s+\.github\/copilot-instructions\.md/);
+  assert.match(text, /fires\s+\.github\/instructions\/typescript\.instructions\.md\s+\(applyTo src\/\*\*\/\*\.ts\)/);
+  assert.match(text, /silent\s+\.github\/instructions\/python\.instructions\.md/);
+  assert.match(text, /has a space after a comma/);
+  // The imported path-scoped artifact applies too.
+  assert.match(text, /1 path-scoped artifacts/);
+  await screenshot(page, '04-which-rules');
+});
+
+test('"Export to Agent Rules…" writes Copilot instruction files; "Sync Markdown Mirror" writes one file per artifact', async () => {
+  const page = wb!.page;
+  await runCommand(page, 'Context Ledger: Export to Agent Rules…');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export to Agent Rules' }).waitFor({ state: 'visible' });
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Copilot');
+  await page.keyboard.press('Enter');
+  await waitForNotification(page, /Context Ledger: wrote .*\(\d+ artifacts/);
+  const exported = fs.readdirSync(path.join(workspace, '.github', 'instructions')).filter((n) => n.startsWith('context-ledger-'));
+  assert.ok(exported.length > 0, `exported files: ${exported.join(', ')}`);
+  // The hand-written instructions are untouched.
+  assert.equal(fs.readFileSync(path.join(workspace, '.github/instructions/typescript.instructions.md'), 'utf8'), FILES['.github/instructions/typescript.instructions.md']);
+
+  await runCommand(page, 'Context Ledger: Sync Markdown Mirror');
+  await waitForNotification(page, /Context Ledger: synced .*6 files written/);
+  const mirror = path.join(workspace, '.context-ledger', 'artifacts');
+  const files = fs.readdirSync(mirror, { recursive: true }).map(String).filter((n) => n.endsWith('.md'));
+  assert.equal(files.length, 6, files.join(', '));
+  await screenshot(page, '05-export-and-sync');
+});
