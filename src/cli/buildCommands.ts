@@ -16,7 +16,17 @@ const BUILD_OPTIONS: OptionSpecs = {
   'no-workflow': { type: 'boolean', description: 'Leave out workflow memory (layer 4).' },
   'no-instructions': { type: 'boolean', description: 'Leave out knowledge-production instructions (layer 5).' },
   'no-log': { type: 'boolean', description: 'Do not record this build in the assembly log (read-only).' },
+  unreviewed: {
+    type: 'string',
+    value: 'include|hold',
+    description: 'Agent-written knowledge nobody approved: include it under an "unreviewed" marker (default) or hold it back until approved.',
+  },
 };
+
+function parseUnreviewed(raw: string | undefined): 'include' | 'hold' | undefined {
+  if (raw === undefined || raw === 'include' || raw === 'hold') return raw;
+  throw new UserError(`--unreviewed must be "include" or "hold", not "${raw}".`, 'For example --unreviewed hold.');
+}
 
 function parseBudget(raw: string | undefined): number {
   if (raw === undefined) return 8000;
@@ -44,6 +54,7 @@ function requestFromOptions(context: CommandContext, trigger: string): { request
   const labels = listOfValues(options, 'label');
   const stage = stringOption(options, 'stage');
   const taskId = stringOption(options, 'task');
+  const unreviewed = parseUnreviewed(stringOption(options, 'unreviewed'));
   const adHoc = title !== undefined || description !== undefined || labels.length > 0;
   const request: AssembleRequest = {
     budget: parseBudget(stringOption(options, 'budget')),
@@ -54,6 +65,7 @@ function requestFromOptions(context: CommandContext, trigger: string): { request
     options: {
       ...(options['no-workflow'] === true ? { includeWorkflow: false } : {}),
       ...(options['no-instructions'] === true ? { includeInstructions: false } : {}),
+      ...(unreviewed ? { unreviewed } : {}),
     },
   };
   if (adHoc) request.task = { title, description, labels, stage };

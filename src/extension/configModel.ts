@@ -29,6 +29,8 @@ export interface ExtensionConfig {
   tracking: { enabled: boolean; exclude: string[]; halfLifeHours: number };
   databasePath: string;
   statusBar: { enabled: boolean };
+  /** `contextLedger.agent.unreviewed`: agent-written knowledge nobody approved, shown marked or held back. */
+  unreviewed: 'include' | 'hold';
 }
 
 /** Reads one raw setting; `undefined` when the user has not set it. */
@@ -82,6 +84,7 @@ export function readConfig(get: RawSettings): ExtensionConfig {
     },
     databasePath: nonEmptyString(get('databasePath'), DEFAULT_DATABASE_PATH),
     statusBar: { enabled: bool(get('statusBar.enabled'), true) },
+    unreviewed: get('agent.unreviewed') === 'hold' ? 'hold' : 'include',
   };
 }
 
@@ -96,5 +99,6 @@ export function toAssembleOptions(config: ExtensionConfig): PartialOptions {
     options.previews = false;
     options.titles = false;
   }
+  if (config.unreviewed === 'hold') options.unreviewed = 'hold';
   return options;
 }

@@ -96,6 +96,7 @@ export const SETTINGS = {
   trackingHalfLifeHours: 'tracking.halfLifeHours',
   databasePath: 'databasePath',
   statusBarEnabled: 'statusBar.enabled',
+  agentUnreviewed: 'agent.unreviewed',
 } as const;
 export type SettingName = (typeof SETTINGS)[keyof typeof SETTINGS];
 

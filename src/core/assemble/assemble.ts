@@ -9,10 +9,12 @@ import { type ActivePath, type PathMatch, matchGlob, pathProximity, toActivePath
 import { makePreview } from './preview';
 import { DEFAULT_BUDGET, resolveOptions, validateBudget } from './options';
 import { redactSecrets } from './redact';
+import { isUnreviewed } from '../review';
 import { type QuerySource, buildQuery } from './relevance';
 import {
   type SectionKey,
   SECTION_TITLES,
+  UNREVIEWED_MARKER,
   demoteHeadings,
   fullBlock,
   previewBlock,
@@ -307,6 +309,10 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     }
     if (a.status === 'archived') {
       excluded.push({ ...base, reason: 'archived' });
+      continue;
+    }
+    if (options.unreviewed === 'hold' && isUnreviewed(a)) {
+      excluded.push({ ...base, reason: 'unreviewed', detail: `written by ${a.source}; held until a person approves it` });
       continue;
     }
     if (a.scope === 'task' && (!task?.id || a.taskId !== task.id)) {
@@ -639,6 +645,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       reason += '; title only: a preview did not fit';
     }
     if (title !== c.artifact.title) redacted = true;
+    const unreviewed = isUnreviewed(c.artifact);
+    if (unreviewed) reason += `; unreviewed: written by ${c.artifact.source}, shown under the ${UNREVIEWED_MARKER} marker`;
     items.push({
       id: c.artifact.id,
       chainId: c.artifact.chainId,
@@ -651,6 +659,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       components: roundComponents(c.components),
       reason,
       ...(redacted ? { redacted: true } : {}),
+      ...(unreviewed ? { unreviewed: true, source: c.artifact.source } : {}),
     });
     layerBudget[c.layer].used += entry.cost(entry.level as 1 | 2 | 3, true);
   }

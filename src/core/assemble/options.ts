@@ -33,6 +33,7 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   workflowShare: 0.08,
   instructionsShare: 0.05,
   reportOlderVersions: false,
+  unreviewed: 'include',
 });
 
 function finiteNumber(value: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -74,6 +75,8 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
   if (sum <= 0) throw new UserError('Option "split" needs at least one positive share.');
   const unmatched = p.unmatchedPathArtifacts ?? d.unmatchedPathArtifacts;
   if (unmatched !== 'rank' && unmatched !== 'exclude') throw new UserError('Option "unmatchedPathArtifacts" must be "rank" or "exclude".');
+  const unreviewed = p.unreviewed ?? d.unreviewed;
+  if (unreviewed !== 'include' && unreviewed !== 'hold') throw new UserError('Option "unreviewed" must be "include" or "hold".');
   const allow = p.redactAllow ?? d.redactAllow;
   if (!Array.isArray(allow) || allow.some((x) => typeof x !== 'string')) throw new UserError('Option "redactAllow" must be a list of strings.');
   return {
@@ -104,6 +107,7 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
     workflowShare: finiteNumber(p.workflowShare ?? d.workflowShare, 'workflowShare', 0, 1),
     instructionsShare: finiteNumber(p.instructionsShare ?? d.instructionsShare, 'instructionsShare', 0, 1),
     reportOlderVersions: flag(p.reportOlderVersions, d.reportOlderVersions, 'reportOlderVersions'),
+    unreviewed,
   };
 }
 
