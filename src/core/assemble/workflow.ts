@@ -23,9 +23,53 @@ function listLine(label: string, entries: string[], limit: number): string | und
   return `${label}: ${shown.join('; ')}${more > 0 ? ` (+${more} earlier)` : ''}.`;
 }
 
+function titled(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  const id = str(v.id);
+  const title = str(v.title);
+  return id || title ? [title ? `"${clip(title, 80)}"` : undefined, id].filter(Boolean).join(' ') : undefined;
+}
+
+function titledList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(titled).filter((t): t is string => t !== undefined) : [];
+}
+
+function strList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(str).filter((t): t is string => t !== undefined) : [];
+}
+
+/**
+ * One stage summary as a short paragraph. `limit` bounds the lists and the deliverable
+ * excerpt, so the same summary shrinks with the budget.
+ */
+function summaryLines(event: TaskEvent, limit: number): string {
+  const p = event.payload;
+  const stage = str(p.stage) ?? 'a stage';
+  const parts = [`Stage ${stage} (left ${day(event.at)}${str(p.to) ? ` for ${str(p.to)}` : ''})`];
+  const deliverable = titled(p.deliverable);
+  if (deliverable) {
+    const excerpt = p.deliverable && typeof p.deliverable === 'object' ? str((p.deliverable as Record<string, unknown>).excerpt) : undefined;
+    parts.push(`  Deliverable: ${deliverable}${excerpt && limit > 1 ? `: ${clip(excerpt, limit * 60)}` : ''}`);
+  }
+  const lists: Array<[string, string[], number]> = [
+    ['Decisions', titledList(p.decisions), limit],
+    ['Created', titledList(p.artifactsCreated).filter((t) => t !== deliverable), limit],
+    ['Commits', strList(p.commits).map((c) => clip(c, 72)), limit],
+    ['Files changed', strList(p.filesChanged), limit * 2],
+  ];
+  for (const [label, entries, n] of lists) {
+    const line = listLine(`  ${label}`, entries, n);
+    if (line) parts.push(line);
+  }
+  if (parts.length === 1) parts.push('  Nothing recorded.');
+  return parts.join('\n');
+}
+
 /**
  * L4 workflow memory: what earlier stages of the task produced, as a few short lines.
- * `limit` bounds every list so the caller can shrink the narrative to its budget.
+ * Stage summaries come first, newest first; the events since the last summary follow as
+ * lists. `limit` bounds every list so the caller can shrink the narrative to its budget.
  */
 export function workflowNarrative(events: readonly TaskEvent[], limit: number): string {
   const stages: string[] = [];
@@ -34,8 +78,15 @@ export function workflowNarrative(events: readonly TaskEvent[], limit: number): 
   const files: string[] = [];
   const notes: string[] = [];
   let builds = 0;
-  for (const event of events) {
+  let lastSummary = -1;
+  events.forEach((e, i) => {
+    if (e.kind === 'stage_summary') lastSummary = i;
+  });
+  const summaries = events.filter((e) => e.kind === 'stage_summary').reverse();
+  for (const [i, event] of events.entries()) {
     const p = event.payload;
+    // What a summary already tells is not listed again.
+    if (i <= lastSummary && event.kind !== 'stage_entered') continue;
     switch (event.kind) {
       case 'stage_entered': {
         const stage = str(p.stage);
@@ -70,13 +121,20 @@ export function workflowNarrative(events: readonly TaskEvent[], limit: number): 
       }
     }
   }
-  const lines = [
-    stages.length ? `Stages: ${stages.slice(-Math.max(limit, 1)).join(' → ')}.` : undefined,
+  const shownSummaries = Math.max(1, Math.ceil(limit / 2));
+  const recent = [
     listLine('Recorded', created, limit),
     listLine('Commits', commits, limit),
     listLine('Files touched', files, limit * 2),
     listLine('Notes', notes, limit),
     builds > 0 && limit > 1 ? `Context built ${builds} time${builds === 1 ? '' : 's'}.` : undefined,
+  ].filter((line): line is string => line !== undefined);
+  const lines = [
+    stages.length ? `Stages: ${stages.slice(-Math.max(limit, 1)).join(' → ')}.` : undefined,
+    ...summaries.slice(0, shownSummaries).map((e) => summaryLines(e, limit)),
+    summaries.length > shownSummaries ? `(${summaries.length - shownSummaries} earlier stage summaries left out)` : undefined,
+    summaries.length > 0 && recent.length > 0 ? 'Since then:' : undefined,
+    ...recent,
   ].filter((line): line is string => line !== undefined);
   return lines.join('\n');
 }
