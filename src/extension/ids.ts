@@ -97,6 +97,7 @@ export const SETTINGS = {
   databasePath: 'databasePath',
   statusBarEnabled: 'statusBar.enabled',
   agentUnreviewed: 'agent.unreviewed',
+  stages: 'stages',
 } as const;
 export type SettingName = (typeof SETTINGS)[keyof typeof SETTINGS];
 

@@ -492,9 +492,9 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     state.remaining -= workflowCost;
   }
   if (task && task.stage && options.includeInstructions) {
-    const text = instructionsFor(task.stage);
+    const text = instructionsFor(task.stage, options.stagePrompts);
     const cost = counter.count(text) + headerCost('instructions');
-    if (cost <= Math.min(state.remaining, Math.floor(budget * options.instructionsShare))) {
+    if (text !== '' && cost <= Math.min(state.remaining, Math.floor(budget * options.instructionsShare))) {
       instructionsText = text;
       instructionsCost = cost;
       state.remaining -= cost;

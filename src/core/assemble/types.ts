@@ -97,6 +97,8 @@ export interface AssembleOptions {
    * "unreviewed" marker, 'hold' leaves them out (reason `unreviewed`) until approved.
    */
   unreviewed: 'include' | 'hold';
+  /** Knowledge prompt per stage name (L5), over the defaults; '' asks for nothing at that stage. */
+  stagePrompts: Record<string, string>;
 }
 
 export interface AssembleTask {

@@ -139,27 +139,32 @@ export function workflowNarrative(events: readonly TaskEvent[], limit: number): 
   return lines.join('\n');
 }
 
-const WHAT_BY_STAGE: Record<string, string> = {
-  plan: 'the plan (type plan), and each decision with the options you weighed (decision, or adr if it shapes the architecture)',
-  design: 'each decision with the options you weighed (decision or adr) and the patterns you chose (pattern)',
-  develop:
-    'what surprised you or cost time (learning), how a module works and its traps (module_memory, with its paths), and decisions taken on the way (decision)',
-  implement:
-    'what surprised you or cost time (learning), how a module works and its traps (module_memory, with its paths), and decisions taken on the way (decision)',
-  review: 'rules the review enforced that were not written down (convention), and mistakes worth not repeating (learning)',
-  test: 'why tests failed and how to run or debug them (learning), and gaps you left open (note)',
-  release: 'what changed for users (changelog) and follow-ups (note)',
-};
+/**
+ * What each stage should record (the knowledge prompt), editable per workspace through
+ * the `stagePrompts` option (`contextLedger.stages`). An empty prompt means the stage
+ * asks for nothing, as `test` does by default.
+ */
+export const DEFAULT_STAGE_PROMPTS: Readonly<Record<string, string>> = Object.freeze({
+  plan: 'Record the plan (type plan) and each choice that shapes the architecture as an ADR (adr), with the options you weighed.',
+  develop: 'Record the patterns you followed or set (pattern) and how each module works and its traps (module_memory, with its paths).',
+  review: 'Record the patterns you observed (pattern) and the quality decisions the review took (decision, or convention for a rule).',
+  test: '',
+});
+
+const FALLBACK_PROMPT = 'Record decisions (decision), surprises (learning) and how modules work (module_memory).';
 
 /**
- * L5 knowledge production: what to record at this stage, and the three ways to record it.
- * Short on purpose: it is read on every build.
+ * L5 knowledge production: what to record at this stage, and the three ways to record it;
+ * empty when the stage's prompt is empty. Short on purpose: it is read on every build.
  */
-export function instructionsFor(stage: string): string {
+export function instructionsFor(stage: string, prompts: Readonly<Record<string, string>> = DEFAULT_STAGE_PROMPTS): string {
   const key = stage.trim().toLowerCase();
-  const what = WHAT_BY_STAGE[key] ?? 'decisions (decision), surprises (learning) and how modules work (module_memory)';
+  // Names compare case-insensitively; the last match wins, so settings laid over the defaults win.
+  const custom = Object.entries(prompts).reverse().find(([name]) => name.trim().toLowerCase() === key)?.[1];
+  const prompt = (custom ?? DEFAULT_STAGE_PROMPTS[key] ?? FALLBACK_PROMPT).trim();
+  if (prompt === '') return '';
   return (
-    `Stage ${oneLine(stage) || 'unknown'}. Record ${what}. One fact per artifact, with a specific title. ` +
+    `Stage ${oneLine(stage) || 'unknown'}. ${prompt} One fact per artifact, with a specific title. ` +
     'Use the tool contextLedger_createArtifact, or `context-ledger add --type <type> --title "…"` with the body on stdin, ' +
     'or a Markdown file in `.context-ledger/inbox/`.'
   );

@@ -2,10 +2,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { assembleContext } from '../../../src/core/assemble';
-import { workflowNarrative } from '../../../src/core/assemble/workflow';
+import { DEFAULT_STAGE_PROMPTS, workflowNarrative } from '../../../src/core/assemble/workflow';
+import { readConfig, toAssembleOptions } from '../../../src/extension/configModel';
+import { SETTINGS } from '../../../src/extension/ids';
+import * as path from 'node:path';
 import { moveTaskToStage } from '../../../src/core/stages';
 import type { LedgerStore } from '../../../src/core/store';
-import { cli, fixedClock, memoryStore, tempDir } from '../helpers';
+import { ROOT, cli, fixedClock, memoryStore, tempDir } from '../helpers';
 
 /** The "Workflow so far" section of a built context. */
 function workflowSection(text: string): string {
@@ -120,6 +123,46 @@ describe('stage summaries (workflow memory across stages)', () => {
     );
     assert.match(text, /Stage 42 \(left 2026-02-02\)\n {2}Commits: 7; abc\./);
     assert.match(text, /Stage a stage \(left 2026-02-02\)\n {2}Nothing recorded\./);
+  });
+});
+
+describe('stage knowledge prompts', () => {
+  const instructions = (text: string): string => /(?:^|\n)## Recording what you learn\n\n([^\n]*)/.exec(text)?.[1] ?? '';
+
+  test('by default plan asks for plans and ADRs, develop for patterns and module memories, review for observed patterns and quality decisions, test for nothing', async () => {
+    const { store, taskId } = await plannedTask();
+    const at = async (stage: string) => instructions((await assembleContext(store, { budget: 8000, log: false, paths: [], task: { id: taskId, stage } })).text);
+    assert.match(await at('plan'), /^Stage plan\. Record the plan \(type plan\) and each choice that shapes the architecture as an ADR \(adr\)/);
+    assert.match(await at('develop'), /patterns you followed or set \(pattern\) and how each module works and its traps \(module_memory/);
+    assert.match(await at('review'), /patterns you observed \(pattern\) and the quality decisions the review took/);
+    assert.equal(await at('test'), '');
+    assert.match(await at('Deploy'), /^Stage Deploy\. Record decisions \(decision\)/);
+  });
+
+  test('prompts are editable: a custom one replaces the default, an empty one removes the section, a bad value is an error', async () => {
+    const { store, taskId } = await plannedTask();
+    const build = (stagePrompts: Record<string, string>, stage = 'plan') =>
+      assembleContext(store, { budget: 8000, log: false, paths: [], task: { id: taskId, stage }, options: { stagePrompts } });
+    assert.match(instructions((await build({ Plan: 'Write down the API quirks <b>&</b> 日本語.' })).text), /^Stage plan\. Write down the API quirks <b>&<\/b> 日本語\. One fact per artifact/);
+    assert.equal(instructions((await build({ plan: '' })).text), '');
+    assert.match(instructions((await build({ test: 'Record why tests failed (learning).' }, 'test')).text), /Record why tests failed/);
+    await assert.rejects(build({ plan: 42 as unknown as string }), /Option "stagePrompts" must map stage names to text/);
+  });
+
+  test('contextLedger.stages: its default is the core default, edits reach the assembler, broken entries are skipped', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
+    };
+    const declared = manifest.contributes.configuration.properties[`contextLedger.${SETTINGS.stages}`]?.default as Array<{ name: string; prompt: string }>;
+    assert.deepEqual(Object.fromEntries(declared.map((s) => [s.name, s.prompt])), DEFAULT_STAGE_PROMPTS);
+    const optionsFor = (value: unknown) => toAssembleOptions(readConfig((name) => (name === SETTINGS.stages ? value : undefined)));
+    assert.deepEqual(optionsFor(undefined).stagePrompts, DEFAULT_STAGE_PROMPTS);
+    assert.deepEqual(optionsFor([{ name: ' spike ', prompt: 'Record findings (learning).' }, { name: 'spike', prompt: 'dup' }, { prompt: 'no name' }, 7, { name: 'ship' }]).stagePrompts, {
+      spike: 'Record findings (learning).',
+      ship: '',
+    });
+    assert.deepEqual(optionsFor('garbage').stagePrompts, DEFAULT_STAGE_PROMPTS);
+    assert.deepEqual(readConfig((name) => (name === SETTINGS.stages ? [{ name: 'a' }, { name: 'b' }] : undefined)).stages.map((s) => s.name), ['a', 'b']);
   });
 });
 
