@@ -2,6 +2,8 @@ import { assembleContext, renderExplain, toContractJson, type AssembleRequest } 
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { type OptionSpecs, listOption, listOfValues, stringOption } from './args';
 import { type Command, type CommandContext, isJson, printJson, withRead, withWrite } from './commands';
+import * as path from 'node:path';
+import { defaultDatabasePath } from '../node/files';
 
 const BUILD_OPTIONS: OptionSpecs = {
   budget: { type: 'string', value: 'tokens', description: 'Token budget for the whole output (default: 8000).' },
@@ -21,6 +23,8 @@ const BUILD_OPTIONS: OptionSpecs = {
     value: 'include|hold',
     description: 'Agent-written knowledge nobody approved: include it under an "unreviewed" marker (default) or hold it back until approved.',
   },
+  sources: { type: 'string', value: 'code,docs,git,deployment|all', description: 'Bring in live sources from the workspace (off unless given).' },
+  profile: { type: 'string', value: 'auto|bugfix|feature|refactor|infrastructure|research', description: 'Task profile that weighs the live sources (default: detected from the task).' },
 };
 
 function parseUnreviewed(raw: string | undefined): 'include' | 'hold' | undefined {
@@ -72,12 +76,29 @@ function requestFromOptions(context: CommandContext, trigger: string): { request
   return { request, taskId, log: options['no-log'] !== true };
 }
 
+/** The workspace the ledger belongs to: the folder holding `.context-ledger/`, else the current folder. */
+function workspaceRoot(context: CommandContext): string {
+  const found = defaultDatabasePath(context.cwd);
+  return found.found ? path.dirname(path.dirname(found.file)) : context.cwd;
+}
+
 async function build(context: CommandContext, trigger: string) {
   const { request, taskId, log } = requestFromOptions(context, trigger);
+  const rawSources = stringOption(context.options, 'sources');
+  // The source adapters load the Markdown lexer: only for builds that ask for them.
+  const sources = rawSources === undefined ? undefined : await import('../node/sources/index.js');
+  const kinds = rawSources === undefined || !sources ? undefined : sources.parseSourceKinds(rawSources);
+  const profile = stringOption(context.options, 'profile');
+  if (profile !== undefined && kinds === undefined) throw new UserError('--profile weighs live sources; add --sources too.', 'e.g. --sources all --profile bugfix');
   const run = async (store: Parameters<typeof assembleContext>[0]) => {
     if (taskId !== undefined) {
       const task = store.requireTask(taskId);
       request.task = { id: task.id, title: task.title, description: task.description, labels: task.labels, stage: stringOption(context.options, 'stage') ?? task.stage };
+    }
+    if (kinds && sources) {
+      const task = request.task ?? store.getActiveTask();
+      const candidates = sources.collectLiveSources({ root: workspaceRoot(context), kinds, ...(task ? { task } : {}), paths: request.paths ?? [] });
+      request.sources = { candidates, ...(profile !== undefined ? { profile } : {}) };
     }
     return assembleContext(store, { ...request, log });
   };
@@ -88,7 +109,7 @@ async function build(context: CommandContext, trigger: string) {
 const buildCommand: Command = {
   name: 'build',
   summary: 'Build the context an agent should get for a task and files, within a token budget.',
-  usage: 'context-ledger build [--budget <tokens>] [--task-title <text>] [--task-description <text>] [--label <l>]... [--path <p>]... [--format json]',
+  usage: 'context-ledger build [--budget <tokens>] [--task-title <text>] [--task-description <text>] [--label <l>]... [--path <p>]... [--sources <list>] [--format json]',
   options: BUILD_OPTIONS,
   details: 'Prints Markdown by default; --format json prints the contract object (items, excluded, tokensUsed, text).',
   async run(context) {

@@ -14,7 +14,7 @@ import {
   UserError,
 } from '../core/model';
 import type { ImportFormat } from '../core/formats/common';
-import { parseJsonl, toJsonl } from '../core/jsonl';
+import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
@@ -396,24 +396,8 @@ const importCommand: Command = {
       return importFolder(context, { target: source, from: from as ImportFormat, dryRun: context.options['dry-run'] === true });
     }
     const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(path.resolve(context.cwd, source), MAX_IMPORT_BYTES);
-    const { report, errors } = await withWrite(context, (store) => {
-      const parsed = parseJsonl(text, (input) => void store.normalizeInput(input));
-      const errors = [...parsed.errors];
-      const report = { added: [] as string[], updated: [] as string[], unchanged: [] as string[] };
-      store.transaction(() => {
-        for (const { line, input } of parsed.artifacts) {
-          try {
-            const { outcome, artifact } = store.importArtifact(input);
-            report[outcome].push(artifact.id);
-          } catch (error) {
-            if (!(error instanceof UserError)) throw error;
-            errors.push({ line, message: error.message });
-          }
-        }
-      });
-      errors.sort((a, b) => a.line - b.line);
-      return { report, errors };
-    });
+    const report = await withWrite(context, (store) => importJsonl(store, text));
+    const { errors } = report;
     if (isJson(context)) {
       printJson(context, { added: report.added.length, updated: report.updated.length, unchanged: report.unchanged.length, errors });
     } else {
@@ -452,11 +436,7 @@ const exportCommand: Command = {
     }
     const format = stringOption(context.options, 'format') ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'json') throw new UserError(`Unknown export format "${format}".`, 'Use --format jsonl.');
-    const artifacts = await withRead(context, (store) =>
-      store
-        .listArtifacts({ allVersions: context.options['latest-only'] !== true })
-        .sort((a, b) => (a.chainId === b.chainId ? a.version - b.version : a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.chainId < b.chainId ? -1 : 1)),
-    );
+    const artifacts = await withRead(context, (store) => artifactsForExport(store, { latestOnly: context.options['latest-only'] === true }));
     const text = toJsonl(artifacts);
     const out = stringOption(context.options, 'out');
     if (out) {

@@ -3,6 +3,7 @@
  * fields, unknown fields kept for the round-trip.
  */
 import { type Artifact, type ArtifactInput, UserError } from './model';
+import type { LedgerStore } from './store';
 
 /** Fields the ledger models; anything else on a line is carried in `extra`. */
 const KNOWN_FIELDS = new Set([
@@ -124,4 +125,42 @@ export function artifactToJson(artifact: Artifact): Record<string, unknown> {
 
 export function toJsonl(artifacts: readonly Artifact[]): string {
   return artifacts.map((artifact) => JSON.stringify(artifactToJson(artifact))).join('\n') + (artifacts.length ? '\n' : '');
+}
+
+/** What importing a JSONL text did: artifact ids per outcome, and the lines that were skipped. */
+export interface JsonlImportReport {
+  added: string[];
+  updated: string[];
+  unchanged: string[];
+  errors: JsonlLineError[];
+}
+
+/**
+ * Imports a JSONL text into `store` in one transaction (the CLI `import` and the editor's
+ * "Import JSONL" both come here). Bad lines are reported by number and skipped; the good
+ * lines still import.
+ */
+export function importJsonl(store: LedgerStore, text: string): JsonlImportReport {
+  const parsed = parseJsonl(text, (input) => void store.normalizeInput(input));
+  const report: JsonlImportReport = { added: [], updated: [], unchanged: [], errors: [...parsed.errors] };
+  store.transaction(() => {
+    for (const { line, input } of parsed.artifacts) {
+      try {
+        const { outcome, artifact } = store.importArtifact(input);
+        report[outcome].push(artifact.id);
+      } catch (error) {
+        if (!(error instanceof UserError)) throw error;
+        report.errors.push({ line, message: error.message });
+      }
+    }
+  });
+  report.errors.sort((a, b) => a.line - b.line);
+  return report;
+}
+
+/** The artifacts an export writes: every version (or the latest only), chains in creation order, oldest version first. */
+export function artifactsForExport(store: LedgerStore, options: { latestOnly?: boolean } = {}): Artifact[] {
+  return store
+    .listArtifacts({ allVersions: options.latestOnly !== true })
+    .sort((a, b) => (a.chainId === b.chainId ? a.version - b.version : a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.chainId < b.chainId ? -1 : 1));
 }

@@ -88,7 +88,8 @@ export class AutoInjector extends DisposableBase {
     }
     await writeAtomically(file, next);
     this.logger.info(`Updated ${checked.path} in ${folder.name}: ${result.tokensUsed}/${result.budget} tokens for ${paths.slice(0, 3).join(', ') || 'no open files'}`);
-    await this.noticeOnce(folder, checked.path);
+    // Not awaited: the notice waits for the user, and the writes queued behind this one must not.
+    this.noticeOnce(folder, checked.path).catch((error: unknown) => this.logger.error('Showing the auto-inject notice', error));
   }
 
   private async remove(folder: vscode.WorkspaceFolder): Promise<void> {

@@ -5,6 +5,8 @@
 import { ARTIFACT_TYPES, type ArtifactType, isTokenizerName, type TokenizerName } from '../core/model';
 import type { PartialOptions, ScoreWeights } from '../core/assemble/types';
 import { DEFAULT_STAGE_PROMPTS } from '../core/assemble/workflow';
+import { type SourceKind, type SourceSettings, SOURCE_KINDS } from '../core/sources/types';
+import { isTaskProfile } from '../core/sources/profiles';
 
 export const DEFAULT_DATABASE_PATH = '.context-ledger/ledger.db';
 export const DEFAULT_INSTRUCTIONS_PATH = '.github/instructions/context-ledger.instructions.md';
@@ -30,6 +32,8 @@ export interface ExtensionConfig {
   tracking: { enabled: boolean; exclude: string[]; halfLifeHours: number };
   databasePath: string;
   statusBar: { enabled: boolean };
+  /** Live sources (`contextLedger.sources.*`): off unless enabled; per-source overrides of the defaults. */
+  sources: { enabled: boolean; kinds: SourceKind[]; settings: Partial<Record<SourceKind, Partial<SourceSettings>>>; profile: string };
   /** `contextLedger.agent.unreviewed`: agent-written knowledge nobody approved, shown marked or held back. */
   unreviewed: 'include' | 'hold';
   /** `contextLedger.stages`: the stages a task moves through, in order, each with its knowledge prompt. */
@@ -110,6 +114,33 @@ export function readConfig(get: RawSettings): ExtensionConfig {
     statusBar: { enabled: bool(get('statusBar.enabled'), true) },
     unreviewed: get('agent.unreviewed') === 'hold' ? 'hold' : 'include',
     stages: stageSettings(get('stages')),
+    sources: readSources(get),
+  };
+}
+
+/** Per-source settings: valid fields are kept, anything else falls back to the source's default. */
+function readSources(get: RawSettings): ExtensionConfig['sources'] {
+  const settings: Partial<Record<SourceKind, Partial<SourceSettings>>> = {};
+  const kinds: SourceKind[] = [];
+  for (const kind of SOURCE_KINDS) {
+    const raw = get(`sources.${kind}`);
+    const own: Partial<SourceSettings> = {};
+    if (raw !== null && typeof raw === 'object') {
+      const r = raw as Record<string, unknown>;
+      if (typeof r.enabled === 'boolean') own.enabled = r.enabled;
+      if (typeof r.threshold === 'number' && Number.isFinite(r.threshold)) own.threshold = Math.min(1, Math.max(0, r.threshold));
+      if (typeof r.maxTokens === 'number' && Number.isFinite(r.maxTokens)) own.maxTokens = Math.max(0, Math.round(r.maxTokens));
+    }
+    if (Object.keys(own).length > 0) settings[kind] = own;
+    // The chat history only exists inside a chat request.
+    if (own.enabled !== false && kind !== 'conversation') kinds.push(kind);
+  }
+  const profile = get('sources.profile');
+  return {
+    enabled: bool(get('sources.enabled'), false),
+    kinds,
+    settings,
+    profile: typeof profile === 'string' && isTaskProfile(profile) ? profile : 'auto',
   };
 }
 

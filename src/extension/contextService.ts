@@ -8,6 +8,7 @@ import type { ConfigService } from './config';
 import { type FileActivityTracker, relativePathIn } from './fileActivityTracker';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
+import { EditorSources } from './sources';
 
 /** Who asked for a build; it ends up in the assembly log. */
 export type BuildTrigger = 'command' | 'preview' | 'status-bar' | 'auto-inject';
@@ -39,6 +40,7 @@ export interface BuildOptions {
  */
 export class ContextService {
   private readonly last = new Map<string, BuiltContext>();
+  private readonly sources = new EditorSources();
 
   constructor(
     private readonly registry: LedgerRegistry,
@@ -100,7 +102,16 @@ export class ContextService {
     const run = async (store: LedgerStore): Promise<BuiltContext> => {
       const paths = this.activePathsFor(folder, store, now);
       const task = store.getActiveTask();
+      const { visible, open } = this.editorPaths(folder);
+      const live = config.sources.enabled
+        ? {
+            candidates: await this.sources.collect({ folder, kinds: config.sources.kinds, ...(task ? { task } : {}), visible, open }),
+            settings: config.sources.settings,
+            profile: config.sources.profile,
+          }
+        : undefined;
       const result = await assembleContext(store, {
+        ...(live ? { sources: live } : {}),
         budget: options.budget ?? config.budget,
         tokenizer: config.tokenizer,
         now,

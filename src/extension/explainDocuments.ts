@@ -4,7 +4,10 @@ import type { BuiltContext } from './contextService';
 import { DisposableBase } from './disposable';
 import { EXPLAIN_SCHEME } from './ids';
 
-/** Read-only documents with the explain report of a build (what went in, what was cut and why). */
+/**
+ * Read-only documents of a build: the explain report (what went in, what was cut and why)
+ * and the context itself as a Markdown preview. Virtual, so closing one never asks to save.
+ */
 export class ExplainDocuments extends DisposableBase implements vscode.TextDocumentContentProvider {
   private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
   readonly onDidChange = this.changed.event;
@@ -28,9 +31,20 @@ export class ExplainDocuments extends DisposableBase implements vscode.TextDocum
       `Active paths: ${built.paths.join(', ') || '(none)'}`,
       '',
     ].join('\n');
-    this.reports.set(uri.toString(), `${header}${renderExplain(built.result)}`);
+    await this.open(uri, `${header}${renderExplain(built.result)}`, { preview: true });
+  }
+
+  /** The context Markdown of a build, beside the current editor. */
+  async showContext(built: BuiltContext): Promise<void> {
+    const multi = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+    const uri = vscode.Uri.from({ scheme: EXPLAIN_SCHEME, path: `/Agent context${multi ? ` (${built.folder.name})` : ''}.md` });
+    await this.open(uri, built.result.text, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  private async open(uri: vscode.Uri, text: string, options: vscode.TextDocumentShowOptions): Promise<void> {
+    this.reports.set(uri.toString(), text);
     this.changed.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true });
+    await vscode.window.showTextDocument(doc, options);
   }
 }

@@ -8,6 +8,9 @@ import { formatTokens } from './budgetMeter';
 import { BudgetStatusBar } from './budgetStatusBar';
 import { ConfigService } from './config';
 import { type BuiltContext, ContextService } from './contextService';
+import { registerArtifactCommands } from './commands/artifactCommands';
+import { registerLedgerCommands } from './commands/ledgerCommands';
+import { registerTaskCommands } from './commands/taskCommands';
 import { guarded } from './errors';
 import { ExplainDocuments } from './explainDocuments';
 import { FileActivityTracker } from './fileActivityTracker';
@@ -101,7 +104,7 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     );
     const markdown = built.result.text;
     await vscode.env.clipboard.writeText(markdown);
-    const where = (await sendToChat(markdown)) ? 'put it in the chat' : (await openPreview(markdown), 'opened it beside');
+    const where = (await sendToChat(markdown)) ? 'put it in the chat' : (await s.explain.showContext(built), 'opened it beside');
     const message = `Context Ledger: copied the context (${usage(built)}, ${built.result.items.length} artifacts) and ${where}.`;
     void vscode.window.showInformationMessage(message, 'Show details').then((pick) => {
       if (pick) void vscode.commands.executeCommand(COMMANDS.openInspector);
@@ -111,7 +114,7 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
   register(COMMANDS.previewContext, 'Previewing the agent context', async () => {
     const folder = requireFolder();
     const built = await s.contexts.build(folder, { trigger: 'preview', log: false });
-    await openPreview(built.result.text);
+    await s.explain.showContext(built);
   });
 
   register(COMMANDS.showDetails, 'Showing the context details', async () => {
@@ -210,6 +213,10 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
   });
 
   register(COMMANDS.showLog, 'Showing the log', () => s.logger.show());
+
+  registerArtifactCommands(register, s);
+  registerTaskCommands(register, s);
+  registerLedgerCommands(register, s);
 }
 
 function usage(built: BuiltContext): string {
@@ -230,9 +237,4 @@ async function sendToChat(markdown: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function openPreview(markdown: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
-  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
 }

@@ -74,6 +74,8 @@ export const TREE_ITEM_KINDS = {
   group: 'group',
   folder: 'folder',
   taskField: 'taskField',
+  taskTitle: 'taskField.title',
+  taskStage: 'taskField.stage',
   trackedFile: 'trackedFile',
   trackedFileCovered: 'trackedFile.covered',
 } as const;
@@ -98,6 +100,13 @@ export const SETTINGS = {
   statusBarEnabled: 'statusBar.enabled',
   agentUnreviewed: 'agent.unreviewed',
   stages: 'stages',
+  sourcesEnabled: 'sources.enabled',
+  sourcesProfile: 'sources.profile',
+  sourcesCode: 'sources.code',
+  sourcesDiagnostics: 'sources.diagnostics',
+  sourcesDocs: 'sources.docs',
+  sourcesDeployment: 'sources.deployment',
+  sourcesGit: 'sources.git',
 } as const;
 export type SettingName = (typeof SETTINGS)[keyof typeof SETTINGS];
 

@@ -10,6 +10,7 @@ import type { Logger } from './logger';
 const EDIT_NOTE = 'Edit the fields and the body, then save (Ctrl+S): the save becomes a new version; the old one is kept.';
 const VERSION_NOTE = 'An older version, read-only. Open the artifact itself (not a version) to change it.';
 const DRAFT_NOTE = 'A new artifact: fill in the fields and the body, then save (Ctrl+S) to add it to the ledger.';
+const SUPERSEDE_NOTE = 'The replacement: edit it, then save (Ctrl+S). The save adds it and marks the old artifact superseded.';
 
 interface Draft {
   folder: vscode.WorkspaceFolder;
@@ -17,6 +18,8 @@ interface Draft {
   created: number;
   /** Set once the draft was saved: later saves update this chain. */
   chainId?: string;
+  /** The artifact this draft replaces: its first save supersedes that chain. */
+  supersedes?: string;
 }
 
 type Target =
@@ -73,10 +76,10 @@ export class LedgerDocumentProvider extends DisposableBase implements vscode.Fil
     });
   }
 
-  /** A new, unsaved artifact document with `fields` filled in. */
-  draftUri(folder: vscode.WorkspaceFolder, fields: DocumentFields): vscode.Uri {
+  /** A new, unsaved artifact document with `fields` filled in; with `supersedes`, its first save replaces that artifact. */
+  draftUri(folder: vscode.WorkspaceFolder, fields: DocumentFields, options: { supersedes?: string } = {}): vscode.Uri {
     const key = `${Date.now().toString(36)}${(this.draftCounter++).toString(36)}`;
-    this.drafts.set(key, { folder, fields, created: Date.now() });
+    this.drafts.set(key, { folder, fields, created: Date.now(), ...(options.supersedes ? { supersedes: options.supersedes } : {}) });
     return vscode.Uri.from({ scheme: LEDGER_SCHEME, authority: folderKey(folder), path: `/new/${key}/${slugify(fields.title || fields.type)}.md` });
   }
 
@@ -101,7 +104,7 @@ export class LedgerDocumentProvider extends DisposableBase implements vscode.Fil
   private async load(target: Target): Promise<{ text: string; mtime: number; readonly: boolean }> {
     const ledger = this.registry.get(target.folder);
     if (target.kind === 'draft' && !target.draft.chainId) {
-      return { text: renderArtifactDocument(target.draft.fields, DRAFT_NOTE), mtime: target.draft.created, readonly: false };
+      return { text: renderArtifactDocument(target.draft.fields, target.draft.supersedes ? SUPERSEDE_NOTE : DRAFT_NOTE), mtime: target.draft.created, readonly: false };
     }
     const artifact = await ledger.read((store) =>
       target.kind === 'version' ? store.getArtifact(target.id) : store.latestOfChain(target.kind === 'chain' ? target.chainId : target.draft.chainId!),
@@ -138,24 +141,30 @@ export class LedgerDocumentProvider extends DisposableBase implements vscode.Fil
     const ledger = this.registry.get(target.folder);
     if (target.kind === 'draft' && !target.draft.chainId) {
       const fields = parseArtifactDocument(text, target.draft.fields);
-      const created = await ledger.write(
-        (store) =>
-          store.createArtifact({
-            type: fields.type,
-            scope: fields.scope,
-            paths: fields.paths,
-            taskId: fields.taskId,
-            title: fields.title,
-            body: fields.body,
-            tags: fields.tags,
-            summary: fields.summary,
-            source: 'user',
-          }),
-        'artifacts',
-      );
+      const input = {
+        type: fields.type,
+        scope: fields.scope,
+        paths: fields.paths,
+        taskId: fields.taskId,
+        title: fields.title,
+        body: fields.body,
+        tags: fields.tags,
+        summary: fields.summary,
+        source: 'user',
+      };
+      const replaces = target.draft.supersedes;
+      const { created, superseded } = await ledger.write((store) => {
+        if (!replaces) return { created: store.createArtifact(input), superseded: undefined };
+        const { by, superseded } = store.supersedeWith(replaces, input);
+        return { created: by, superseded };
+      }, 'artifacts');
       target.draft.chainId = created.chainId;
-      this.logger.info(`Added ${created.type} ${created.id} (${created.title}) from the editor`);
-      void vscode.window.showInformationMessage(`Added ${created.type.replace('_', ' ')} "${created.title}" to the ledger.`);
+      this.logger.info(`Added ${created.type} ${created.id} (${created.title}) from the editor${superseded ? `, superseding ${superseded.id}` : ''}`);
+      void vscode.window.showInformationMessage(
+        superseded
+          ? `Added "${created.title}" to the ledger; it supersedes "${superseded.title}".`
+          : `Added ${created.type.replace('_', ' ')} "${created.title}" to the ledger.`,
+      );
       this.changes.fire([{ type: vscode.FileChangeType.Changed, uri }]);
       return;
     }

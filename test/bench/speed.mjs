@@ -103,6 +103,87 @@ async function inProcessBuild(db, task) {
   return { coldMs, warmMs: median(warm), floorMs: median(floor) };
 }
 
+/**
+ * Live sources: a generated 2,000-file workspace (TS modules importing each other, docs,
+ * deployment files, a git history), all sources on; cold = first collect + build, warm =
+ * repeat (file caches and compressions warm). Then compression ratio and time per level
+ * on this repository's own README and assembler source.
+ */
+async function liveSourcesBench(db, task) {
+  const esbuild = await import('esbuild');
+  const entry = [
+    `export { LedgerStore } from ${JSON.stringify(path.join(root, 'src/core/store'))};`,
+    `export { loadSqlJs } from ${JSON.stringify(path.join(root, 'src/node/ledgerFile'))};`,
+    `export { assembleContext } from ${JSON.stringify(path.join(root, 'src/core/assemble'))};`,
+    `export { collectLiveSources } from ${JSON.stringify(path.join(root, 'src/node/sources'))};`,
+    `export { compress, taskTerms, kindOfPath } from ${JSON.stringify(path.join(root, 'src/core/compress'))};`,
+    `export { TokenCounter } from ${JSON.stringify(path.join(root, 'src/core/tokens'))};`,
+  ].join('\n');
+  const outfile = path.join(work, 'bench-sources.cjs');
+  await esbuild.build({ stdin: { contents: entry, resolveDir: root, loader: 'ts' }, bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'warning', external: ['vscode'] });
+  fs.copyFileSync(path.join(root, 'dist', 'sql-wasm.wasm'), path.join(work, 'sql-wasm.wasm'));
+  const { LedgerStore, loadSqlJs, assembleContext, collectLiveSources, compress, taskTerms, kindOfPath, TokenCounter } = createRequire(import.meta.url)(outfile);
+
+  const ws = path.join(work, 'workspace');
+  const FILES = 2000;
+  for (let i = 0; i < FILES; i++) {
+    const dir = vocabulary[i % 40];
+    let rel;
+    let text;
+    if (i % 20 === 0) {
+      rel = i === 0 ? 'README.md' : `docs/${dir}/${i}.md`;
+      text = `# ${words(4)}\n\n${words(80)}.\n\n## ${words(3)}\n\n${words(120)}.\n`;
+    } else if (i % 100 === 1) {
+      rel = `deploy/k8s/${dir}-${i}.yaml`;
+      text = `kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n        - name: ${dir}\n          env:\n            - name: DB_PASSWORD\n              value: not-a-real-${i}\n`;
+    } else {
+      rel = `src/${dir}/${dir}${i}.ts`;
+      const imp = `./${dir}${Math.max(2, i - 40)}`;
+      text = `import { f${i - 40} } from '${imp}';\n\n/** ${words(12)} */\nexport function f${i}(input: string): string {\n  // ${words(8)}\n  return f${i - 40}(input) + ${JSON.stringify(words(6))};\n}\n\nexport class C${i} {\n  run(): void {\n    f${i}('${words(3)}');\n  }\n}\n`;
+    }
+    fs.mkdirSync(path.join(ws, path.dirname(rel)), { recursive: true });
+    fs.writeFileSync(path.join(ws, rel), text);
+  }
+  const git = (...args) => spawnSync('git', args, { cwd: ws, env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-q', '-m', 'workspace');
+  git('checkout', '-q', '-b', 'work');
+  fs.appendFileSync(path.join(ws, 'src/queue/queue481.ts'), '// touched\n');
+  git('commit', '-q', '-am', 'Touch the queue worker');
+
+  const store = LedgerStore.open(await loadSqlJs(), fs.readFileSync(db));
+  const paths = ['src/queue/queue481.ts', 'src/queue/queue441.ts'];
+  const once = async () => {
+    const candidates = collectLiveSources({ root: ws, kinds: ['code', 'docs', 'git', 'deployment'], task, paths });
+    return assembleContext(store, { budget: 8000, now: new Date('2026-06-01T00:00:00Z'), task, paths, log: false, sources: { candidates } });
+  };
+  let started = performance.now();
+  const first = await once();
+  const coldMs = performance.now() - started;
+  const warm = [];
+  for (let i = 0; i < WARM_RUNS; i++) {
+    started = performance.now();
+    await once();
+    warm.push(performance.now() - started);
+  }
+  console.error(`  live sources: ${first.live.items.length} live items of ${first.live.items.length + first.live.excluded.length} candidates, ${first.tokensUsed} tokens`);
+  store.close();
+
+  const counter = await TokenCounter.load('o200k_base');
+  const query = taskTerms(`${task.title} ${task.description}`);
+  const levels = [];
+  for (const rel of ['README.md', 'src/core/assemble/assemble.ts']) {
+    const text = fs.readFileSync(path.join(root, rel), 'utf8');
+    for (const level of ['light', 'medium', 'heavy']) {
+      const t0 = performance.now();
+      const result = compress({ text, kind: kindOfPath(rel), path: rel, query }, level, counter);
+      levels.push([rel, level, result.ratio, result.tokensBefore, performance.now() - t0]);
+    }
+  }
+  return { coldMs, warmMs: median(warm), levels };
+}
+
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -148,6 +229,15 @@ if (hasBuild) {
   rows.push(['in process: open + first build (load sql.js + tokenizer, index, counts)', fmt(figures.coldMs), '', '', '< 1 s']);
   rows.push(['in process: read all artifact rows (the floor), median', fmt(figures.floorMs), '', '', '']);
   rows.push([`in process: \`build\`, warm (repeat build), median of ${WARM_RUNS}`, fmt(figures.warmMs), '', '', `< 50 ms and < 5x floor (${(figures.warmMs / figures.floorMs).toFixed(1)}x)`]);
+  const live = await liveSourcesBench(big, {
+    title: 'Fix the webhook retry queue timeout',
+    description: 'Payments webhook handler times out under load; add a retry queue with a lock.',
+  });
+  rows.push(['in process: collect all live sources (2,000-file workspace, git) + build, cold', fmt(live.coldMs), '', '', '']);
+  rows.push([`in process: collect all live sources + build, warm, median of ${WARM_RUNS}`, fmt(live.warmMs), '', '', '< 300 ms']);
+  for (const [rel, level, ratio, before, ms] of live.levels) {
+    rows.push([`compression \`${level}\` of ${rel} (${before} tokens): ${Math.round(ratio * 100)}% of the tokens left`, fmt(ms), '', '', '']);
+  }
 }
 
 // Imports of the formats teams keep (issue #6): a 1,000-entry ctx DECISIONS.md and a 500-file ADR folder.

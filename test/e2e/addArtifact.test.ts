@@ -6,81 +6,41 @@
  */
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import {
-  OUTPUT_DIR,
-  REPO_ROOT,
   TIMEOUTS,
   activeEditorText,
   openView,
-  openWorkbench,
+  runCli,
   runCommand,
   screenshot,
-  startCodeServer,
+  startExtensionSession,
   waitFor,
   waitForTreeItems,
   withFailureScreenshot,
 } from './harness';
-import type { CodeServer, Workbench } from './harness';
+import type { ExtensionSession, Workbench } from './harness';
 
-const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const TITLE = 'Retries need jitter — café ☕';
 const BODY = 'Back off exponentially with full jitter — naïve fixed delays cause thundering herds.';
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-add-artifact-'));
-const workspace = path.join(tmp, 'workspace');
-const db = path.join(workspace, '.context-ledger', 'ledger.db');
-const shots = path.join(OUTPUT_DIR, 'add-artifact');
-let server: CodeServer | undefined;
+let session: ExtensionSession | undefined;
+let db = '';
 let wb: Workbench | undefined;
 
-function run(command: string, args: string[], cwd = REPO_ROOT): string {
-  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-}
-
 function listedTitles(): string[] {
-  const out = run(process.execPath, [CLI, 'list', '--db', db, '--format', 'json']);
+  const out = runCli(['list', '--db', db, '--format', 'json']);
   const parsed = JSON.parse(out) as unknown;
   const rows = (Array.isArray(parsed) ? parsed : ((parsed as { artifacts?: unknown[] }).artifacts ?? [])) as { title?: string }[];
   return rows.map((r) => r.title ?? '');
 }
 
 before(async () => {
-  fs.mkdirSync(shots, { recursive: true });
-  // Build the production bundle and the .vsix exactly as `npm run package` does.
-  run(process.execPath, ['esbuild.config.mjs', '--production']);
-  run(process.execPath, [
-    path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'),
-    'package',
-    '--allow-missing-repository',
-    '--skip-license',
-    '--out',
-    VSIX,
-  ]);
-  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
-  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
-  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
-  fs.mkdirSync(path.join(workspace, '.context-ledger'));
-  const imported = run(process.execPath, [CLI, 'import', path.join('sample', 'knowledge.jsonl'), '--db', db]);
-  assert.match(imported, /[1-9]\d* added/);
-  server = await startCodeServer({
-    workspace,
-    extensionsDir: path.join(tmp, 'extensions'),
-    userDataDir: path.join(tmp, 'user-data'),
-    vsixPath: VSIX,
-    logFile: path.join(shots, 'code-server.log'),
-  });
-  wb = await openWorkbench(server.url, workspace, shots);
+  session = await startExtensionSession('add-artifact');
+  ({ db, wb } = session);
 });
 
 after(async () => {
-  await wb?.close();
-  await server?.stop();
-  if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+  await session?.close();
 });
 
 test('"Add artifact" with a non-ASCII title: draft, Ctrl+S, then in the sidebar and the database', async () => {
@@ -132,7 +92,7 @@ test('"Add artifact" with a non-ASCII title: draft, Ctrl+S, then in the sidebar 
   const titles = await waitFor(() => Promise.resolve(listedTitles()), (t) => t.includes(TITLE), 'the title in `context-ledger list`', 10_000);
   assert.equal(titles.filter((t) => t === TITLE).length, 1, 'added exactly once');
   // The body was saved too (searched by a non-ASCII word from it).
-  const shown = run(process.execPath, [CLI, 'list', '--db', db, '--format', 'json', '--text', 'naïve fixed delays']);
+  const shown = runCli(['list', '--db', db, '--format', 'json', '--text', 'naïve fixed delays']);
   assert.ok(shown.includes(TITLE), `list --text "naïve fixed delays": ${shown}`);
   console.log(`add-artifact flow took ${Date.now() - t0} ms`);
 });

@@ -5,84 +5,50 @@
  */
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  OUTPUT_DIR,
-  REPO_ROOT,
   activeEditorTitle,
   openFile,
   openView,
-  openWorkbench,
+  packageExtension,
   runCommand,
   screenshot,
-  startCodeServer,
+  startExtensionSession,
   statusBarTexts,
+  waitFor,
   waitForClipboard,
   waitForNotification,
   waitForStatusBarText,
   waitForTreeItems,
 } from './harness';
-import type { CodeServer, Workbench } from './harness';
+import type { ExtensionSession, Workbench } from './harness';
 
 const BUDGET = 1500;
-const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const SEEDED_TITLES = ['Never log card numbers or CVCs', 'Every money amount is an integer of minor units'];
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-extension-'));
-const workspace = path.join(tmp, 'workspace');
-const shots = path.join(OUTPUT_DIR, 'extension');
-let server: CodeServer | undefined;
+let session: ExtensionSession | undefined;
+let workspace = '';
+/** The meter text as the status bar renders it (the book icon is not text): `887/1.5k`, `1.4k/1.5k`. */
+const METER = /^\d+(\.\d+)?k?\/1\.5k$/;
+
+function tokensOf(meter: string): number {
+  const used = meter.split('/')[0]!;
+  return used.endsWith('k') ? Number(used.slice(0, -1)) * 1000 : Number(used);
+}
 let wb: Workbench | undefined;
 
-function run(command: string, args: string[], cwd = REPO_ROOT): string {
-  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-}
-
 before(async () => {
-  fs.mkdirSync(shots, { recursive: true });
-  const t0 = Date.now();
-  // Build the production bundle and the .vsix exactly as `npm run package` does.
-  run(process.execPath, ['esbuild.config.mjs', '--production']);
-  run(process.execPath, [
-    path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'),
-    'package',
-    '--allow-missing-repository',
-    '--skip-license',
-    '--out',
-    VSIX,
-  ]);
-  const t1 = Date.now();
-  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
-  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
-  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
-  fs.mkdirSync(path.join(workspace, '.context-ledger'));
-  const imported = run(process.execPath, [CLI, 'import', path.join('sample', 'knowledge.jsonl'), '--db', path.join(workspace, '.context-ledger', 'ledger.db')]);
-  assert.match(imported, /[1-9]\d* added/);
-  server = await startCodeServer({
-    workspace,
-    extensionsDir: path.join(tmp, 'extensions'),
-    userDataDir: path.join(tmp, 'user-data'),
-    vsixPath: VSIX,
-    settings: { 'contextLedger.budget': BUDGET },
-    logFile: path.join(shots, 'code-server.log'),
-  });
-  const t2 = Date.now();
-  wb = await openWorkbench(server.url, workspace, shots);
-  console.log(`packaged in ${t1 - t0} ms, code-server up ${t2 - t1} ms later, workbench ready ${Date.now() - t2} ms after that`);
+  session = await startExtensionSession('extension', { 'contextLedger.budget': BUDGET });
+  ({ workspace, wb } = session);
 });
 
 after(async () => {
-  await wb?.close();
-  await server?.stop();
-  if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+  await session?.close();
 });
 
 test('the packaged .vsix is small and holds only what it needs', () => {
-  assert.ok(fs.statSync(VSIX).size < 5 * 1024 * 1024, 'the .vsix should be under 5 MB');
+  assert.ok(fs.statSync(packageExtension()).size < 5 * 1024 * 1024, 'the .vsix should be under 5 MB');
 });
 
 test('the sidebar lists the seeded artifacts', async () => {
@@ -93,6 +59,27 @@ test('the sidebar lists the seeded artifacts', async () => {
   const artifact = items.find((i) => i.label === SEEDED_TITLES[0])!;
   assert.equal(artifact.depth, 3, 'artifacts sit under their scope and type');
   await screenshot(page, '01-sidebar');
+});
+
+test('opening a file changes the status-bar meter and rewrites the auto-inject file', async () => {
+  const page = wb!.page;
+  const file = path.join(workspace, '.github', 'instructions', 'context-ledger.instructions.md');
+  const read = (): string => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+  // Before any editor is open: global knowledge only.
+  const before = await waitForStatusBarText(page, METER);
+  const first = await waitFor(() => Promise.resolve(read()), (t) => t.includes(SEEDED_TITLES[0]!), 'the instructions file with the global rules', 45_000);
+  assert.match(first, /^---\napplyTo: "\*\*"/, 'Copilot front matter');
+  assert.ok(!first.includes('Module: src/bookings'), 'no bookings module memory before a bookings file is open');
+  await screenshot(page, '02a-before-open');
+
+  await openFile(page, 'src/bookings/holds.ts');
+  const after = await waitFor(() => statusBarTexts(page), (all) => all.some((t) => METER.test(t) && t !== before), `the meter to move from ${before}`);
+  const meter = after.find((t) => METER.test(t))!;
+  assert.ok(tokensOf(meter) > tokensOf(before), `more knowledge applies to an open bookings file: ${before} -> ${meter}`);
+  const second = await waitFor(() => Promise.resolve(read()), (t) => t.includes('Module: src/bookings'), 'the bookings module memory in the instructions file');
+  assert.ok(second.includes('ADR-003: Bookings are a state machine'), 'the path-scoped ADR follows the open file');
+  assert.ok(second.includes('src/bookings/holds.ts'), 'the file names the paths it was built for');
+  await screenshot(page, '02b-after-open-bookings');
 });
 
 test('"Build agent context" copies the context with a seeded artifact and stays within the budget', async () => {
@@ -115,9 +102,8 @@ test('"Build agent context" copies the context with a seeded artifact and stays 
 
 test('the status bar shows the budget meter', async () => {
   const page = wb!.page;
-  const meter = await waitForStatusBarText(page, /^\d+(\.\d+)?k?\/1\.5k$/);
-  const used = meter.split('/')[0]!;
-  const usedTokens = used.endsWith('k') ? Number(used.slice(0, -1)) * 1000 : Number(used);
+  const meter = await waitForStatusBarText(page, METER);
+  const usedTokens = tokensOf(meter);
   assert.ok(usedTokens > 0 && usedTokens <= BUDGET, `meter ${meter}; status bar: ${(await statusBarTexts(page)).join(' | ')}`);
   await screenshot(page, '03-status-bar');
 });

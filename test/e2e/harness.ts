@@ -8,11 +8,13 @@
  *   await runCommand(wb.page, 'Context Ledger: Do Something');
  *   await wb.close(); await server.stop();
  */
-import { spawn, execFile } from 'node:child_process';
+import { spawn, execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -352,7 +354,7 @@ export async function openWorkbench(url: string, folder: string, screenshotDir: 
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
   const consoleErrors: string[] = [];
   try {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1280 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
     const page = await context.newPage();
     page.setDefaultTimeout(TIMEOUTS.ui);
@@ -771,4 +773,221 @@ export async function activeEditorText(page: Page): Promise<string> {
 export async function activeEditorTitle(page: Page): Promise<string> {
   const tab = page.locator('.editor-group-container.active .tab.active .label-name, .editor-group-container.active .title-label .label-name').first();
   return normalize((await tab.textContent()) ?? '');
+}
+
+// ---------------------------------------------------------------------------
+// The packaged extension and the sample workspace
+// ---------------------------------------------------------------------------
+
+/** Where packageExtension() writes the .vsix (the same file `npm run package` writes). */
+export const VSIX_PATH: string = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
+/** The bundled CLI (built by packageExtension()). */
+export const CLI_PATH: string = path.join(REPO_ROOT, 'dist', 'cli.js');
+
+/** Everything that goes into the .vsix; a change to any of it means packaging again. */
+const PACKAGE_INPUTS = ['src', 'media', 'package.json', 'package-lock.json', 'esbuild.config.mjs', '.vscodeignore', 'README.md', 'CHANGELOG.md', 'LICENSE'];
+
+function hashInputs(): string {
+  const hash = createHash('sha256');
+  const visit = (rel: string): void => {
+    const abs = path.join(REPO_ROOT, rel);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(abs);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(abs).sort()) visit(path.join(rel, name));
+    } else {
+      hash.update(`${rel}\0`).update(fs.readFileSync(abs)).update('\0');
+    }
+  };
+  for (const input of PACKAGE_INPUTS) visit(input);
+  return hash.digest('hex');
+}
+
+function runNode(args: string[], cwd: string = REPO_ROOT): string {
+  return execFileSync(process.execPath, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+}
+
+let packaged: string | undefined;
+
+/**
+ * Builds the production bundle and the .vsix exactly as `npm run package` does, once:
+ * every test file runs in its own process, so the result is cached on disk, keyed by a
+ * hash of everything that goes into the package (a stamp file next to the .vsix). The
+ * first test file of a run packages; the others reuse it while nothing changed.
+ */
+export function packageExtension(): string {
+  if (packaged) return packaged;
+  const stamp = `${VSIX_PATH}.inputs`;
+  const inputs = hashInputs();
+  const fresh =
+    fs.existsSync(VSIX_PATH) &&
+    fs.existsSync(CLI_PATH) &&
+    fs.existsSync(stamp) &&
+    fs.readFileSync(stamp, 'utf8') === inputs &&
+    // `npm run build` (development) rewrites dist/: the CLI the tests call must still be the packaged one.
+    fs.statSync(CLI_PATH).mtimeMs <= fs.statSync(VSIX_PATH).mtimeMs;
+  if (!fresh) {
+    const t0 = Date.now();
+    fs.rmSync(stamp, { force: true });
+    runNode(['esbuild.config.mjs', '--production']);
+    fs.mkdirSync(path.dirname(VSIX_PATH), { recursive: true });
+    runNode([path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX_PATH]);
+    fs.writeFileSync(stamp, inputs);
+    console.log(`packaged ${path.relative(REPO_ROOT, VSIX_PATH)} in ${Date.now() - t0} ms`);
+  }
+  packaged = VSIX_PATH;
+  return packaged;
+}
+
+/** Runs the bundled CLI (`dist/cli.js`) with `args`; returns its standard output. */
+export function runCli(args: string[], cwd: string = REPO_ROOT): string {
+  return runNode([CLI_PATH, ...args], cwd);
+}
+
+export interface SampleWorkspace {
+  /** The workspace folder (a copy of sample/workspace). */
+  workspace: string;
+  /** Its ledger database. */
+  db: string;
+}
+
+/**
+ * Copies sample/workspace to `<dir>/workspace` without its ledger or generated files, and
+ * seeds a fresh ledger with sample/knowledge.jsonl through the CLI. Call packageExtension()
+ * first: it builds the CLI.
+ */
+export function seedSampleWorkspace(dir: string): SampleWorkspace {
+  const workspace = path.join(dir, 'workspace');
+  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
+  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
+  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
+  fs.mkdirSync(path.join(workspace, '.context-ledger'));
+  const db = path.join(workspace, '.context-ledger', 'ledger.db');
+  const imported = runCli(['import', path.join('sample', 'knowledge.jsonl'), '--db', db]);
+  if (!/[1-9]\d* added/.test(imported)) throw new Error(`seeding the sample ledger failed: ${imported}`);
+  return { workspace, db };
+}
+
+/**
+ * The lines of the extension's "Context Ledger" log (its LogOutputChannel), which the
+ * extension host writes under `<userDataDir>/logs/<session>/exthost*`. Empty until written.
+ */
+export function extensionLogLines(userDataDir: string, channel = 'Context Ledger'): string[] {
+  const logs = path.join(userDataDir, 'logs');
+  const found: string[] = [];
+  const visit = (dir: string): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const abs = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(abs);
+      else if (entry.name === `${channel}.log`) found.push(abs);
+    }
+  };
+  visit(logs);
+  return found.flatMap((file) => fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== ''));
+}
+
+// ---------------------------------------------------------------------------
+// Answering the extension's own quick picks and input boxes
+// ---------------------------------------------------------------------------
+
+/** Waits for an open quick input whose title contains `title`. */
+export async function waitForQuickInputTitle(page: Page, title: string, timeout: number = TIMEOUTS.ui): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout });
+}
+
+/**
+ * With a quick pick open (titled `title`): types `filter`, moves to the row whose label
+ * (icons render as nothing) equals `label`, and accepts it with Enter.
+ */
+export async function pickQuickInputItem(page: Page, title: string, filter: string, label: string, timeout: number = TIMEOUTS.ui): Promise<void> {
+  await withFailureScreenshot(page, `pick-${label}`, async () => {
+    await waitForQuickInputTitle(page, title, timeout);
+    const want = normalize(label);
+    const deadline = Date.now() + timeout;
+    const input = page.locator(QUICK_INPUT_BOX);
+    await input.fill(filter);
+    for (;;) {
+      const labels = await quickInputLabels(page);
+      if (labels.some((l) => l === want)) break;
+      if (Date.now() > deadline) throw new Error(`no row ${JSON.stringify(label)} under ${JSON.stringify(title)}; rows: ${labels.map((l) => JSON.stringify(l)).join(', ') || '(none)'}`);
+      await sleep(200);
+    }
+    await focusRow(page, (l) => l === want);
+    await page.keyboard.press('Enter');
+  });
+}
+
+/** With an input box open (titled `title`): replaces its text with `value` and accepts it with Enter. */
+export async function answerInputBox(page: Page, title: string, value: string, timeout: number = TIMEOUTS.ui): Promise<void> {
+  await withFailureScreenshot(page, `input-${title}`, async () => {
+    await waitForQuickInputTitle(page, title, timeout);
+    const input = page.locator(QUICK_INPUT_BOX);
+    await input.fill('');
+    if (value) await input.pressSequentially(value, { delay: 5 });
+    await waitFor(() => input.inputValue(), (v) => v === value, `the typed text in the input box titled ${JSON.stringify(title)}`);
+    await page.keyboard.press('Enter');
+  });
+}
+
+export interface ExtensionSession extends SampleWorkspace {
+  /** The temporary folder holding the workspace, the extensions and the user data. */
+  dir: string;
+  userDataDir: string;
+  server: CodeServer;
+  wb: Workbench;
+  /** Stops the browser and the server; removes `dir` unless E2E_KEEP_TMP is set. */
+  close(): Promise<void>;
+}
+
+/**
+ * The usual start of an extension test file: the packaged .vsix (packageExtension) installed
+ * into a fresh code-server on a seeded copy of the sample workspace (seedSampleWorkspace),
+ * with `settings`, and the workbench open. Screenshots and the server log go to OUTPUT_DIR/<name>.
+ */
+export async function startExtensionSession(name: string, settings: Record<string, unknown> = {}): Promise<ExtensionSession> {
+  const shots = path.join(OUTPUT_DIR, name);
+  fs.mkdirSync(shots, { recursive: true });
+  const vsix = packageExtension();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `e2e-${safeName(name)}-`));
+  const remove = (): void => {
+    if (!process.env.E2E_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const seeded = seedSampleWorkspace(dir);
+    const userDataDir = path.join(dir, 'user-data');
+    const t0 = Date.now();
+    const server = await startCodeServer({
+      workspace: seeded.workspace,
+      extensionsDir: path.join(dir, 'extensions'),
+      userDataDir,
+      vsixPath: vsix,
+      settings,
+      logFile: path.join(shots, 'code-server.log'),
+    });
+    const t1 = Date.now();
+    const wb = await openWorkbench(server.url, seeded.workspace, shots).catch(async (err: unknown) => {
+      await server.stop();
+      throw err;
+    });
+    console.log(`${name}: code-server up in ${t1 - t0} ms, workbench ready ${Date.now() - t1} ms later`);
+    const close = async (): Promise<void> => {
+      await wb.close();
+      await server.stop();
+      remove();
+    };
+    return { ...seeded, dir, userDataDir, server, wb, close };
+  } catch (err) {
+    remove();
+    throw err;
+  }
 }

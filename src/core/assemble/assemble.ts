@@ -253,6 +253,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new UserError('"now" must be a valid date.');
   const requestedPaths = request.paths === undefined ? undefined : stringArray(request.paths, 'paths');
   const counter = await tokenCounter(store, tokenizer);
+  // Live sources pull in the Markdown lexer and the compressors: loaded only when asked for.
+  const liveModule = request.sources === undefined ? undefined : await import('../sources/live.js');
 
   // Everything below is synchronous, so no other write can slip in between reading and logging.
   const generationBefore = store.generation;
@@ -411,6 +413,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     return n;
   };
   const state: PackState = { remaining: budget, sectionCounts, headerCost, levelValue };
+  const livePlan = request.sources === undefined || !liveModule ? undefined : new liveModule.LivePlan(request.sources, task, counter, options);
+  const liveEntries = livePlan?.allEntries() ?? [];
   const entryOf = new Map<PackEntry, Candidate>();
   const makeEntry = (c: Candidate): PackEntry => {
     const a = c.artifact;
@@ -502,6 +506,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   }
 
   // ---- layers: task, path, global shares with roll-over, then back-fill -----------
+  // Live sources take their share (each within its cap) before the ledger's layers split the rest.
+  const liveUsage = livePlan?.pack(state, state.remaining);
   const rest = state.remaining;
   const layerEntries = {
     task: candidates.filter((c) => c.layer === 'task'),
@@ -522,9 +528,14 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   layerBudget.fixed.budget = Math.max(fixedUsed, Math.floor(budget * options.fixedShare));
   layerBudget.workflow.budget = workflowCost;
   layerBudget.instructions.budget = instructionsCost;
+  // A layer with nothing to offer gives its share to the others in proportion, not all of
+  // it to whichever layer happens to be packed next.
+  const present = (['task', 'path', 'global'] as const).filter((l) => entries[l].length > 0);
+  const presentShare = present.reduce((sum, l) => sum + options.split[l], 0);
   let rollover = 0;
   for (const layer of ['task', 'path', 'global'] as const) {
-    const share = Math.floor(rest * options.split[layer]) + rollover;
+    const fraction = entries[layer].length === 0 ? 0 : presentShare > 0 ? options.split[layer] / presentShare : 0;
+    const share = Math.floor(rest * fraction) + rollover;
     layerBudget[layer].budget = share;
     const spent = packGreedy(entries[layer], state, share);
     rollover = share - spent;
@@ -551,14 +562,18 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       else if (entry.level === 2) push(entry.section, previewBlock(c.artifact, title, previewOf(build, c.artifact, memo)));
       else push(entry.section, fullBlock(c.artifact, title, memo.body));
     }
+    for (const entry of liveEntries) {
+      const shown = livePlan!.rendered(entry);
+      if (shown) push(shown.section, shown.block);
+    }
     if (includeWorkflow) push('workflow', workflowText);
     if (includeInstructions) push('instructions', instructionsText);
     return renderDocument(sections);
   };
   // Entries are already in value order within each list; order the shown ones globally for degrading.
   const degradable = (): PackEntry[] =>
-    allEntries
-      .filter((e) => e.level > 0 && entryOf.get(e)!.layer !== 'fixed')
+    [...allEntries, ...liveEntries]
+      .filter((e) => e.level > 0 && entryOf.get(e)?.layer !== 'fixed')
       .sort((a, b) => a.value - b.value || a.updatedMs - b.updatedMs || (a.key < b.key ? 1 : -1));
   const stepDown = (entry: PackEntry): number => {
     const from = entry.level as 1 | 2 | 3;
@@ -699,6 +714,13 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     }
   }
 
+  const live = livePlan?.finish();
+  if (livePlan && live) {
+    for (const [source, usage] of liveUsage ?? []) layerBudget[source] = { budget: usage.budget, used: 0 };
+    for (const [source, used] of live.layers) layerBudget[source] = { budget: layerBudget[source]?.budget ?? 0, used };
+    addRedactions(live.redactions);
+  }
+
   const outputHash = contentHash(text);
   const result: AssembleResult = {
     budget,
@@ -714,6 +736,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     outputHash,
     invalidGlobs,
     ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
+    ...(livePlan ? { live: livePlan.report } : {}),
   };
   result.durationMs = round(performance.now() - started);
   if (request.log !== false) {
@@ -724,7 +747,11 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       tokensUsed,
       tokenizer,
       candidates: candidates.length,
-      included: items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score })),
+      included: [
+        ...items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score })),
+        // Live items carry their compression, so the log shows what was shrunk and by how much.
+        ...(live?.items ?? []).map((i) => ({ id: i.key, mode: i.mode, layer: i.source, tokens: i.tokens, score: i.relevance, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
+      ],
       degraded: items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
       excluded: summarizeExcluded(excluded),
       layers: layerBudget,

@@ -1,4 +1,5 @@
 import { oneLine } from './render';
+import type { LiveReport } from '../sources/live';
 import type { AssembleResult, ScoreComponents } from './types';
 
 /** The JSON of `context-ledger build --format json` (cli-contract.md), with the explain data alongside. */
@@ -28,6 +29,7 @@ export function toContractJson(result: AssembleResult): object {
     durationMs: result.durationMs,
     outputHash: result.outputHash,
     ...(result.invalidGlobs.length ? { invalidGlobs: result.invalidGlobs } : {}),
+    ...(result.live ? { sources: result.live } : {}),
     ...(result.logId !== undefined ? { logId: result.logId } : {}),
   };
 }
@@ -92,9 +94,28 @@ export function renderExplain(result: AssembleResult): string {
     }
     if (sorted.length > EXCLUDED_SHOWN) lines.push(`    … and ${sorted.length - EXCLUDED_SHOWN} more`);
   }
+  if (result.live) renderLive(result.live, lines);
   if (result.invalidGlobs.length > 0) {
     lines.push('', 'Invalid globs (ignored):');
     for (const g of result.invalidGlobs) lines.push(`  ${g.id}: ${JSON.stringify(g.glob)} — ${g.error}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Live sources: the profile that weighed them, each shown item with its compression, and what stayed out. */
+function renderLive(live: LiveReport, lines: string[]): void {
+  lines.push('', `Live sources (profile ${live.profile}: ${live.profileReason}; order ${live.priorities.join(', ')}):`);
+  if (live.items.length === 0) lines.push('  (nothing included)');
+  for (const item of live.items) {
+    const compression = item.compression ? `, ${item.compression.level} compression to ${Math.round(item.compression.ratio * 100)}% of ${item.compression.tokensBefore} tokens` : '';
+    lines.push(`  [${item.mode}] ${item.title} (${item.source}) ${item.key}`);
+    lines.push(`      ${item.tokens} tokens, relevance ${fmt(item.relevance)}${compression}`);
+    lines.push(`      why: ${item.reason}`);
+  }
+  if (live.excluded.length > 0) {
+    lines.push('  Left out:');
+    const sorted = [...live.excluded].sort((a, b) => b.relevance - a.relevance || (a.key < b.key ? -1 : 1));
+    for (const e of sorted.slice(0, EXCLUDED_SHOWN)) lines.push(`    ${e.reason}: ${e.title} (${e.source}) — ${e.detail}`);
+    if (sorted.length > EXCLUDED_SHOWN) lines.push(`    … and ${sorted.length - EXCLUDED_SHOWN} more`);
+  }
 }

@@ -13,11 +13,22 @@ export const SECTION_TITLES = {
   global: '## Project knowledge',
   workflow: '## Workflow so far',
   instructions: '## Recording what you learn',
+  diagnostics: '## Problems the editor reports',
+  code: '## Code in play',
+  git: '## Recent changes (git)',
+  docs: '## Workspace docs',
+  deployment: '## Deployment and environment',
+  conversation: '## Conversation',
   noted: '## Also noted (full text: ledger://artifact/<id>)',
 } as const;
 export type SectionKey = keyof typeof SECTION_TITLES;
 
-export const SECTION_ORDER: readonly SectionKey[] = ['brief', 'rules', 'pinned', 'task', 'path', 'global', 'workflow', 'instructions', 'noted'];
+export const SECTION_ORDER: readonly SectionKey[] = [
+  'brief', 'rules', 'pinned', 'task', 'path', 'global',
+  // Live sources: what the workspace says now, after what the ledger says was decided.
+  'diagnostics', 'code', 'git', 'docs', 'deployment', 'conversation',
+  'workflow', 'instructions', 'noted',
+];
 
 export function sectionFor(layer: Layer, artifact: Artifact): SectionKey {
   if (layer === 'fixed') return artifact.type === 'constitution' ? 'rules' : 'pinned';

@@ -1,7 +1,10 @@
 import type { ArtifactType, TokenizerName } from '../model';
+import type { LiveReport, LiveSourcesRequest } from '../sources/live';
+import type { SourceKind } from '../sources/types';
 
-export type Layer = 'fixed' | 'global' | 'task' | 'path' | 'workflow' | 'instructions';
-export const LAYERS: readonly Layer[] = ['fixed', 'global', 'task', 'path', 'workflow', 'instructions'];
+/** Artifact layers, then one layer per live source (present in a result only when sources were given). */
+export type Layer = 'fixed' | 'global' | 'task' | 'path' | 'workflow' | 'instructions' | SourceKind;
+export const LAYERS = ['fixed', 'global', 'task', 'path', 'workflow', 'instructions'] as const;
 
 export type ItemMode = 'full' | 'preview' | 'title';
 
@@ -123,6 +126,8 @@ export interface AssembleRequest {
   trigger?: string;
   /** Default true: write an assembly_log row and count injections. */
   log?: boolean;
+  /** Live sources (code, diagnostics, docs, deployment, git, conversation) the caller collected. */
+  sources?: LiveSourcesRequest;
 }
 
 export type PartialOptions = {
@@ -169,7 +174,7 @@ export interface AssembleResult {
   text: string;
   items: ResultItem[];
   excluded: ExcludedItem[];
-  layers: Record<Layer, { budget: number; used: number }>;
+  layers: Partial<Record<Layer, { budget: number; used: number }>> & Record<(typeof LAYERS)[number], { budget: number; used: number }>;
   redactions: { count: number; kinds: Record<string, number> };
   candidates: number;
   durationMs: number;
@@ -179,4 +184,6 @@ export interface AssembleResult {
   task?: { id?: string; title: string; stage?: string };
   /** Globs that could not be parsed, with the artifact that holds them. */
   invalidGlobs: Array<{ id: string; glob: string; error: string }>;
+  /** Live sources: the task profile, what was included (with compression) and what was not. */
+  live?: LiveReport;
 }

@@ -6,8 +6,11 @@
 
 // marked ships as an ES module only. The project compiles to CommonJS, which Node
 // >= 20.19 can `require()` (require(esm)) and esbuild bundles either way; TypeScript's
-// `module: commonjs` + `moduleResolution: node16` still reports TS1479 for it.
-// @ts-expect-error TS1479: ESM-only package loaded through require(esm).
+// `module: commonjs` + `moduleResolution: node16` still reports TS1479 for it. `@ts-ignore`, not
+// `@ts-expect-error`: the webview's type-check (moduleResolution bundler) reaches this file
+// through type imports and sees no error here.
+// eslint-disable-next-line @typescript-eslint/ban-ts-comment
+// @ts-ignore TS1479: ESM-only package loaded through require(esm).
 import { Lexer } from 'marked';
 import type { MarkedOptions, Token, Tokens } from 'marked' with { 'resolution-mode': 'import' };
 

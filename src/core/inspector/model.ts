@@ -50,6 +50,12 @@ export const SEGMENT_LABELS: Readonly<Record<SegmentKey, string>> = {
   path: 'Path knowledge',
   workflow: 'Workflow memory',
   instructions: 'Knowledge production',
+  code: 'Code in play',
+  diagnostics: 'Problems (diagnostics)',
+  docs: 'Workspace docs',
+  deployment: 'Deployment files',
+  git: 'Git changes',
+  conversation: 'Conversation',
   headroom: 'Unused headroom',
   over: 'Over the budget',
 };

@@ -14,7 +14,8 @@ export interface TaskNode {
 
 /**
  * The active task of each folder: title, stage, labels, description. Clicking the stage
- * changes it; the view title has create / switch / clear.
+ * (or its inline action) changes it; the title row clears it; the view title has
+ * new / switch / clear.
  */
 export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataProvider<TaskNode> {
   private readonly changed = this.register(new vscode.EventEmitter<undefined>());
@@ -78,12 +79,14 @@ export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataP
         item.description = task.id;
         item.iconPath = new vscode.ThemeIcon('tasklist');
         item.tooltip = new vscode.MarkdownString(`**${task.title}**\n\n${task.description}`);
+        item.contextValue = TREE_ITEM_KINDS.taskTitle;
         break;
       case 'stage':
         item.label = `Stage: ${task.stage}`;
         item.iconPath = new vscode.ThemeIcon('debug-stackframe');
         item.tooltip = 'Click to move the task to another stage';
         item.command = { command: COMMANDS.setTaskStage, title: 'Change Stage', arguments: [node] };
+        item.contextValue = TREE_ITEM_KINDS.taskStage;
         break;
       case 'labels':
         item.label = `Labels: ${task.labels.join(', ')}`;

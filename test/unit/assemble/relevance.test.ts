@@ -49,6 +49,28 @@ describe('relevance ranking', () => {
     assert.equal(strong?.mode, 'full', result.text);
   });
 
+  test('with no task-scope artifacts, the task share goes to the global and path layers in proportion, not all to paths', async () => {
+    const store = await memoryStore(fixedClock());
+    for (let i = 0; i < 12; i++) {
+      store.createArtifact({ id: `near-${i}`, type: 'module_memory', scope: 'path', paths: ['src/billing/**'], title: `Billing module part ${i}`, body: `Billing helpers. ${FILLER.repeat(8)}` });
+      store.createArtifact({ id: `match-${i}`, type: 'decision', title: `Invoice rounding rule ${i}`, body: `Invoices round half-even per line before tax. ${FILLER.repeat(8)}` });
+    }
+    const result = await assembleContext(store, {
+      budget: 3000,
+      now: NOW,
+      task: { title: 'Invoice rounding is off by a cent', description: 'Round each invoice line half-even before tax.' },
+      paths: ['src/billing/invoice.ts'],
+      log: false,
+      options: { includeTaskBrief: false, fixedShare: 0 },
+    });
+    const { task, path, global } = result.layers;
+    assert.equal(task.budget, 0);
+    // Default split 0.5 / 0.3 / 0.2: without task entries, global gets 0.5/0.7 and path 0.2/0.7 of the rest.
+    assert.ok(Math.abs(global.budget / (global.budget + path.budget) - 5 / 7) < 0.02, JSON.stringify(result.layers));
+    const shown = (prefix: string) => result.items.filter((i) => i.id.startsWith(prefix) && i.mode === 'full').length;
+    assert.ok(shown('match-') > shown('near-'), result.items.map((i) => `${i.id} ${i.mode}`).join('\n'));
+  });
+
   test('expected worth rises with the score on an absolute scale and is a valid option', () => {
     const options = resolveOptions({});
     assert.ok(expectedWorth(1.4, options) > 0.9);

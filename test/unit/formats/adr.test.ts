@@ -213,16 +213,15 @@ describe('ADR malformed and hostile input', () => {
     );
   });
 
-  it('reads 5,000 ADRs quickly', () => {
+  // How fast is for `npm run bench` (the 500-file ADR folder row); this checks a huge folder is read whole.
+  it('reads 5,000 ADRs', () => {
     const files = Array.from({ length: 5000 }, (_, i) => ({
       path: `docs/adr/${String(i + 1).padStart(4, '0')}-decision-${i}.md`,
       content: `---\nstatus: accepted\ndate: 2024-01-01\ntags: [a, b]\n---\n# ${i + 1}. Decision ${i}\n\n## Status\n\nAccepted\n\n## Context\n\nBecause ${i}.\n`,
     }));
-    const started = performance.now();
     const result = parseAdrs(files);
-    const elapsed = performance.now() - started;
     assert.equal(result.artifacts.length, 5000);
-    assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+    assert.equal(result.artifacts[4999]!.title.endsWith('Decision 4999'), true);
   });
 });
 

@@ -1,0 +1,58 @@
+import * as vscode from 'vscode';
+import { type Artifact, type ArtifactStatus, UserError } from '../../core/model';
+import { TYPE_ICONS, TYPE_LABELS } from '../artifactTreeModel';
+import type { CommandId } from '../ids';
+import type { Services } from '../services';
+import type { ArtifactTreeNode } from '../views/artifactTree';
+
+/** Registers a command through `guarded` (errors are logged and shown, never thrown at the workbench). */
+export type Register = (id: CommandId, what: string, fn: (...args: never[]) => unknown) => void;
+
+/**
+ * The folder a command acts on: the one of the active editor, the only one, or (in a
+ * multi-root workspace) the one the user picks. Cancelling the pick cancels the command.
+ */
+export async function chooseFolder(s: Services, placeHolder = 'Which folder’s ledger?'): Promise<vscode.WorkspaceFolder> {
+  const editor = vscode.window.activeTextEditor;
+  const fromEditor = editor ? s.registry.folderOf(editor.document.uri) : undefined;
+  if (fromEditor) return fromEditor;
+  const folders = s.registry.folders();
+  if (folders.length === 0) throw new UserError('Context Ledger needs an open folder: open one first (File → Open Folder).');
+  if (folders.length === 1) return folders[0]!;
+  const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder });
+  if (!picked) throw new vscode.CancellationError();
+  return picked;
+}
+
+export type ArtifactNode = Extract<ArtifactTreeNode, { kind: 'artifact' }>;
+
+export function isArtifactNode(node: unknown): node is ArtifactNode {
+  return typeof node === 'object' && node !== null && (node as { kind?: unknown }).kind === 'artifact';
+}
+
+export interface ArtifactPick extends vscode.QuickPickItem {
+  artifact?: Artifact;
+}
+
+export function artifactPickItem(a: Artifact): ArtifactPick & { artifact: Artifact } {
+  return {
+    label: `$(${TYPE_ICONS[a.type]}) ${a.title}`,
+    description: [TYPE_LABELS[a.type].one, a.scope, a.version > 1 ? `v${a.version}` : '', a.status !== 'active' ? a.status : ''].filter(Boolean).join(' · '),
+    detail: a.body.replace(/\s+/g, ' ').trim().slice(0, 140),
+    artifact: a,
+  };
+}
+
+/**
+ * The artifact a tree command acts on: the node it was invoked on, or (from the command
+ * palette) one the user picks among the folder's latest versions with one of `statuses`.
+ */
+export async function artifactArg(s: Services, arg: unknown, statuses: readonly ArtifactStatus[], title: string): Promise<ArtifactNode> {
+  if (isArtifactNode(arg)) return arg;
+  const folder = await chooseFolder(s);
+  const artifacts = await s.registry.get(folder).read((store) => store.latestArtifacts().filter((a) => statuses.includes(a.status)));
+  if (artifacts.length === 0) throw new UserError(`There is no ${statuses.join(' or ')} artifact in ${folder.name} to act on.`);
+  const picked = await vscode.window.showQuickPick(artifacts.map(artifactPickItem), { title, placeHolder: 'Type to search by title', matchOnDescription: true, matchOnDetail: true });
+  if (!picked) throw new vscode.CancellationError();
+  return { kind: 'artifact', folder, artifact: picked.artifact };
+}

@@ -1,0 +1,76 @@
+/**
+ * Live sources in a real code-server: with `contextLedger.sources.enabled`, opening a
+ * TypeScript file with a type error puts that error (from the editor's own diagnostics)
+ * and the file itself into "Build agent context". Screenshots in test-output/e2e/sources/.
+ */
+import { after, before, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { OUTPUT_DIR, REPO_ROOT, openFile, openWorkbench, readClipboard, runCommand, screenshot, startCodeServer, waitFor } from './harness';
+import type { CodeServer, Workbench } from './harness';
+
+const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger-sources.vsix');
+const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-sources-'));
+const workspace = path.join(tmp, 'workspace');
+const shots = path.join(OUTPUT_DIR, 'sources');
+let server: CodeServer | undefined;
+let wb: Workbench | undefined;
+
+function run(command: string, args: string[], cwd = REPO_ROOT): string {
+  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+}
+
+before(async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  run(process.execPath, ['esbuild.config.mjs', '--production']);
+  run(process.execPath, [path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX]);
+  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
+  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
+  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
+  fs.mkdirSync(path.join(workspace, '.context-ledger'));
+  run(process.execPath, [CLI, 'import', path.join('sample', 'knowledge.jsonl'), '--db', path.join(workspace, '.context-ledger', 'ledger.db')]);
+  fs.writeFileSync(
+    path.join(workspace, 'src', 'payments', 'refunds.ts'),
+    "export function refundAmount(cents: number): number {\n  const reason: number = 'duplicate webhook';\n  return cents - reason;\n}\n",
+  );
+  server = await startCodeServer({
+    workspace,
+    extensionsDir: path.join(tmp, 'extensions'),
+    userDataDir: path.join(tmp, 'user-data'),
+    vsixPath: VSIX,
+    settings: { 'contextLedger.budget': 6000, 'contextLedger.sources.enabled': true, 'contextLedger.autoInject.enabled': false },
+    logFile: path.join(shots, 'code-server.log'),
+  });
+  wb = await openWorkbench(server.url, workspace, shots);
+});
+
+after(async () => {
+  await wb?.close();
+  await server?.stop();
+  if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('a type error in the open file reaches "Build agent context", with the file', async () => {
+  const page = wb!.page;
+  await openFile(page, 'src/payments/refunds.ts');
+  // The TypeScript server needs a moment to report: build again until the problem is in.
+  const text = await waitFor(
+    async () => {
+      await runCommand(page, 'Context Ledger: Build agent context');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      return readClipboard(page);
+    },
+    (t) => /Problems in src\/payments\/refunds\.ts/.test(t),
+    'the diagnostic in the built context',
+    120_000,
+  );
+  await screenshot(page, '01-built-with-diagnostic');
+  assert.match(text, /## Problems the editor reports/);
+  assert.match(text, /- error at 2:9 \[ts 2322\]: Type 'string' is not assignable to type 'number'\./);
+  assert.match(text, /## Code in play\n\n### src\/payments\/refunds\.ts/);
+  assert.match(text, /ledger:\/\/artifact\//, 'the ledger knowledge is still there');
+});

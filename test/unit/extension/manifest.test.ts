@@ -1,0 +1,75 @@
+/**
+ * The manifest and the code agree: every command the extension declares in ids.ts is
+ * contributed (with a category), and every menu, keybinding and welcome link points at a
+ * declared command, so no menu item is dead and no command is unreachable.
+ */
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AGENT_COMMANDS, REVIEW_ITEM_CONTEXT } from '../../../src/extension/agent/ids';
+import { CATEGORY, COMMAND_IDS as CORE_COMMAND_IDS, TREE_ITEM_KINDS } from '../../../src/extension/ids';
+
+interface Manifest {
+  contributes: {
+    commands: { command: string; title: string; category?: string }[];
+    menus: Record<string, { command: string; when?: string; group?: string }[]>;
+    keybindings?: { command: string }[];
+    viewsWelcome: { contents: string }[];
+  };
+}
+
+const root = path.resolve(__dirname, '..', '..', '..', '..');
+const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
+/** Feature areas keep their ids beside their code (agent/ids.ts); the manifest must agree with all of them. */
+const COMMAND_IDS: readonly string[] = [...CORE_COMMAND_IDS, ...Object.values(AGENT_COMMANDS)];
+const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
+/** Declared ids not (yet) offered anywhere. */
+const NOT_CONTRIBUTED = new Set(['contextLedger.toggleAutoInject', AGENT_COMMANDS.rememberSave]);
+
+test('every command in ids.ts is contributed, with the category', () => {
+  for (const id of COMMAND_IDS) {
+    if (NOT_CONTRIBUTED.has(id)) continue;
+    assert.ok(contributed.has(id), `${id} is not in contributes.commands`);
+  }
+  for (const c of manifest.contributes.commands) {
+    assert.ok(COMMAND_IDS.includes(c.command), `${c.command} is contributed but not declared in ids.ts`);
+    assert.equal(c.category, CATEGORY, `${c.command} has the category`);
+    assert.ok(c.title.trim().length > 0);
+  }
+});
+
+test('menus, keybindings and welcome links name contributed commands', () => {
+  for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
+    for (const entry of entries) assert.ok(contributed.has(entry.command), `${menu}: ${entry.command} is not contributed`);
+  }
+  for (const k of manifest.contributes.keybindings ?? []) assert.ok(contributed.has(k.command), `keybinding: ${k.command}`);
+  for (const w of manifest.contributes.viewsWelcome) {
+    for (const m of w.contents.matchAll(/\(command:([\w.]+)\)/g)) {
+      const id = m[1]!;
+      assert.ok(contributed.has(id) || id.startsWith('workbench.'), `welcome link to ${id}`);
+    }
+  }
+});
+
+test('viewItem when-clauses match contextValues the trees set', () => {
+  const kinds = [...(Object.values(TREE_ITEM_KINDS) as string[]), REVIEW_ITEM_CONTEXT];
+  for (const entry of manifest.contributes.menus['view/item/context'] ?? []) {
+    const when = entry.when ?? '';
+    const exact = /viewItem == ([\w.]+)/.exec(when);
+    if (exact) assert.ok(kinds.includes(exact[1]!), `${entry.command}: no tree item has contextValue ${exact[1]}`);
+    const regex = /viewItem =~ \/(.+?)\/(?:\s|$)/.exec(when);
+    if (regex) {
+      const re = new RegExp(regex[1]!);
+      assert.ok(kinds.some((k) => re.test(k)), `${entry.command}: /${regex[1]}/ matches no contextValue`);
+    }
+  }
+});
+
+test('commands acting on a tree item are hidden from the palette or can ask for their target', () => {
+  const palette = new Map((manifest.contributes.menus.commandPalette ?? []).map((e) => [e.command, e.when]));
+  // These open or change one artifact and need the tree item: they must not be offered bare.
+  for (const id of ['openArtifact', 'copyUrn', 'pin', 'unpin', 'archive', 'deleteArtifact', 'markUseful', 'markNotUseful', 'addModuleMemoryForPath']) {
+    assert.equal(palette.get(`contextLedger.${id}`), 'false', `contextLedger.${id} is hidden from the palette`);
+  }
+});
