@@ -18,9 +18,19 @@ const BUILD_OPTIONS: OptionSpecs = {
   'no-workflow': { type: 'boolean', description: 'Leave out workflow memory (layer 4).' },
   'no-instructions': { type: 'boolean', description: 'Leave out knowledge-production instructions (layer 5).' },
   'no-log': { type: 'boolean', description: 'Do not record this build in the assembly log (read-only).' },
+  unreviewed: {
+    type: 'string',
+    value: 'include|hold',
+    description: 'Agent-written knowledge nobody approved: include it under an "unreviewed" marker (default) or hold it back until approved.',
+  },
   sources: { type: 'string', value: 'code,docs,git,deployment|all', description: 'Bring in live sources from the workspace (off unless given).' },
   profile: { type: 'string', value: 'auto|bugfix|feature|refactor|infrastructure|research', description: 'Task profile that weighs the live sources (default: detected from the task).' },
 };
+
+function parseUnreviewed(raw: string | undefined): 'include' | 'hold' | undefined {
+  if (raw === undefined || raw === 'include' || raw === 'hold') return raw;
+  throw new UserError(`--unreviewed must be "include" or "hold", not "${raw}".`, 'For example --unreviewed hold.');
+}
 
 function parseBudget(raw: string | undefined): number {
   if (raw === undefined) return 8000;
@@ -48,6 +58,7 @@ function requestFromOptions(context: CommandContext, trigger: string): { request
   const labels = listOfValues(options, 'label');
   const stage = stringOption(options, 'stage');
   const taskId = stringOption(options, 'task');
+  const unreviewed = parseUnreviewed(stringOption(options, 'unreviewed'));
   const adHoc = title !== undefined || description !== undefined || labels.length > 0;
   const request: AssembleRequest = {
     budget: parseBudget(stringOption(options, 'budget')),
@@ -58,6 +69,7 @@ function requestFromOptions(context: CommandContext, trigger: string): { request
     options: {
       ...(options['no-workflow'] === true ? { includeWorkflow: false } : {}),
       ...(options['no-instructions'] === true ? { includeInstructions: false } : {}),
+      ...(unreviewed ? { unreviewed } : {}),
     },
   };
   if (adHoc) request.task = { title, description, labels, stage };

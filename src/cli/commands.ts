@@ -15,6 +15,7 @@ import {
 } from '../core/model';
 import type { ImportFormat } from '../core/formats/common';
 import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
+import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
@@ -542,9 +543,13 @@ const taskCommand: Command = {
         return context.out(task ? `Active task: ${task.id} (${task.title})` : 'No active task.');
       }
       case 'stage': {
-        const task = await withWrite(context, (store) => store.setTaskStage(need(first, 'the task id'), need(second, 'the stage')), false);
+        const { task, summary } = await withWrite(context, (store) => moveTaskToStage(store, need(first, 'the task id'), need(second, 'the stage')), false);
         if (isJson(context)) return printJson(context, task);
-        return context.out(`Task ${task.id} is now in stage ${task.stage}.`);
+        const produced = summary
+          ? ` Recorded what stage ${summary.stage} produced: ${summary.artifactsCreated.length} artifact(s), ${summary.decisions.length} decision(s), ` +
+            `${summary.commits.length} commit(s), ${summary.filesChanged.length} file(s) changed${summary.deliverable ? `, deliverable ${summary.deliverable.id}` : ''}.`
+          : '';
+        return context.out(`Task ${task.id} is now in stage ${task.stage}.${produced}`);
       }
       case 'done': {
         const task = await withWrite(context, (store) => store.updateTask(need(first, 'the task id'), { status: 'done' }), false);

@@ -123,6 +123,8 @@ export const TASK_EVENT_KINDS = [
   'file_touched',
   'context_built',
   'note',
+  /** What a stage produced, recorded as the task left it (src/core/stages.ts). */
+  'stage_summary',
 ] as const;
 export type TaskEventKind = (typeof TASK_EVENT_KINDS)[number];
 

@@ -4,6 +4,7 @@
  */
 import { ARTIFACT_TYPES, type ArtifactType, isTokenizerName, type TokenizerName } from '../core/model';
 import type { PartialOptions, ScoreWeights } from '../core/assemble/types';
+import { DEFAULT_STAGE_PROMPTS } from '../core/assemble/workflow';
 import { type SourceKind, type SourceSettings, SOURCE_KINDS } from '../core/sources/types';
 import { isTaskProfile } from '../core/sources/profiles';
 
@@ -33,6 +34,31 @@ export interface ExtensionConfig {
   statusBar: { enabled: boolean };
   /** Live sources (`contextLedger.sources.*`): off unless enabled; per-source overrides of the defaults. */
   sources: { enabled: boolean; kinds: SourceKind[]; settings: Partial<Record<SourceKind, Partial<SourceSettings>>>; profile: string };
+  /** `contextLedger.agent.unreviewed`: agent-written knowledge nobody approved, shown marked or held back. */
+  unreviewed: 'include' | 'hold';
+  /** `contextLedger.stages`: the stages a task moves through, in order, each with its knowledge prompt. */
+  stages: StageSetting[];
+}
+
+export interface StageSetting {
+  name: string;
+  prompt: string;
+}
+
+export const DEFAULT_STAGE_SETTINGS: readonly StageSetting[] = Object.entries(DEFAULT_STAGE_PROMPTS).map(([name, prompt]) => ({ name, prompt }));
+
+/** Valid entries of the stages setting (a name, a text prompt, each name once); the defaults when none is valid. */
+function stageSettings(value: unknown): StageSetting[] {
+  const out: StageSetting[] = [];
+  if (Array.isArray(value)) {
+    for (const entry of value) {
+      if (entry === null || typeof entry !== 'object') continue;
+      const { name, prompt } = entry as Record<string, unknown>;
+      if (typeof name !== 'string' || name.trim() === '' || out.some((s) => s.name.toLowerCase() === name.trim().toLowerCase())) continue;
+      out.push({ name: name.trim(), prompt: typeof prompt === 'string' ? prompt : '' });
+    }
+  }
+  return out.length > 0 ? out : DEFAULT_STAGE_SETTINGS.map((s) => ({ ...s }));
 }
 
 /** Reads one raw setting; `undefined` when the user has not set it. */
@@ -86,6 +112,8 @@ export function readConfig(get: RawSettings): ExtensionConfig {
     },
     databasePath: nonEmptyString(get('databasePath'), DEFAULT_DATABASE_PATH),
     statusBar: { enabled: bool(get('statusBar.enabled'), true) },
+    unreviewed: get('agent.unreviewed') === 'hold' ? 'hold' : 'include',
+    stages: stageSettings(get('stages')),
     sources: readSources(get),
   };
 }
@@ -127,5 +155,7 @@ export function toAssembleOptions(config: ExtensionConfig): PartialOptions {
     options.previews = false;
     options.titles = false;
   }
+  if (config.unreviewed === 'hold') options.unreviewed = 'hold';
+  options.stagePrompts = Object.fromEntries(config.stages.map((s) => [s.name, s.prompt]));
   return options;
 }

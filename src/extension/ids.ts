@@ -98,6 +98,8 @@ export const SETTINGS = {
   trackingHalfLifeHours: 'tracking.halfLifeHours',
   databasePath: 'databasePath',
   statusBarEnabled: 'statusBar.enabled',
+  agentUnreviewed: 'agent.unreviewed',
+  stages: 'stages',
   sourcesEnabled: 'sources.enabled',
   sourcesProfile: 'sources.profile',
   sourcesCode: 'sources.code',

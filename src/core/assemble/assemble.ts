@@ -9,10 +9,12 @@ import { type ActivePath, type PathMatch, matchGlob, pathProximity, toActivePath
 import { makePreview } from './preview';
 import { DEFAULT_BUDGET, resolveOptions, validateBudget } from './options';
 import { redactSecrets } from './redact';
+import { isUnreviewed } from '../review';
 import { type QuerySource, buildQuery } from './relevance';
 import {
   type SectionKey,
   SECTION_TITLES,
+  UNREVIEWED_MARKER,
   demoteHeadings,
   fullBlock,
   previewBlock,
@@ -311,6 +313,10 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       excluded.push({ ...base, reason: 'archived' });
       continue;
     }
+    if (options.unreviewed === 'hold' && isUnreviewed(a)) {
+      excluded.push({ ...base, reason: 'unreviewed', detail: `written by ${a.source}; held until a person approves it` });
+      continue;
+    }
     if (a.scope === 'task' && (!task?.id || a.taskId !== task.id)) {
       excluded.push({ ...base, reason: 'other-task', detail: `belongs to task ${a.taskId ?? '(none)'}` });
       continue;
@@ -490,9 +496,9 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     state.remaining -= workflowCost;
   }
   if (task && task.stage && options.includeInstructions) {
-    const text = instructionsFor(task.stage);
+    const text = instructionsFor(task.stage, options.stagePrompts);
     const cost = counter.count(text) + headerCost('instructions');
-    if (cost <= Math.min(state.remaining, Math.floor(budget * options.instructionsShare))) {
+    if (text !== '' && cost <= Math.min(state.remaining, Math.floor(budget * options.instructionsShare))) {
       instructionsText = text;
       instructionsCost = cost;
       state.remaining -= cost;
@@ -654,6 +660,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       reason += '; title only: a preview did not fit';
     }
     if (title !== c.artifact.title) redacted = true;
+    const unreviewed = isUnreviewed(c.artifact);
+    if (unreviewed) reason += `; unreviewed: written by ${c.artifact.source}, shown under the ${UNREVIEWED_MARKER} marker`;
     items.push({
       id: c.artifact.id,
       chainId: c.artifact.chainId,
@@ -666,6 +674,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       components: roundComponents(c.components),
       reason,
       ...(redacted ? { redacted: true } : {}),
+      ...(unreviewed ? { unreviewed: true, source: c.artifact.source } : {}),
     });
     layerBudget[c.layer].used += entry.cost(entry.level as 1 | 2 | 3, true);
   }

@@ -1,3 +1,4 @@
+import { oneLine } from './render';
 import type { LiveReport } from '../sources/live';
 import type { AssembleResult, ScoreComponents } from './types';
 
@@ -18,6 +19,7 @@ export function toContractJson(result: AssembleResult): object {
       reason: i.reason,
       components: i.components,
       ...(i.redacted ? { redacted: true } : {}),
+      ...(i.unreviewed ? { unreviewed: true, source: i.source } : {}),
     })),
     excluded: result.excluded.map((e) => ({ id: e.id, reason: e.reason, ...(e.detail ? { detail: e.detail } : {}), ...(e.score !== undefined ? { score: e.score } : {}) })),
     text: result.text,
@@ -63,10 +65,16 @@ export function renderExplain(result: AssembleResult): string {
     const kinds = Object.entries(result.redactions.kinds).map(([k, n]) => `${k} x${n}`).join(', ');
     lines.push('', `Secrets masked: ${result.redactions.count} (${kinds}).`);
   }
+  const shownUnreviewed = result.items.filter((i) => i.unreviewed).length;
+  const held = result.excluded.filter((e) => e.reason === 'unreviewed').length;
+  if (shownUnreviewed + held > 0) {
+    const parts = [shownUnreviewed > 0 ? `${shownUnreviewed} included under the "unreviewed" marker` : '', held > 0 ? `${held} held back until approved` : ''];
+    lines.push('', `Unreviewed agent-written knowledge: ${parts.filter(Boolean).join(', ')} (decide with \`context-ledger review approve|reject <id>\`).`);
+  }
   lines.push('', 'Included:');
   if (result.items.length === 0) lines.push('  (nothing)');
   for (const item of result.items) {
-    lines.push(`  [${item.mode}] ${item.title} (${item.type}, ${item.layer}) ${item.id}`);
+    lines.push(`  [${item.mode}]${item.unreviewed ? ` UNREVIEWED (${item.source})` : ''} ${oneLine(item.title)} (${item.type}, ${item.layer}) ${item.id}`);
     lines.push(`      ${item.tokens} tokens, score ${fmt(item.score)} = ${components(item.components)}`);
     lines.push(`      why: ${item.reason}`);
   }

@@ -1,5 +1,6 @@
 import { ARTIFACT_TYPES, DEFAULT_TYPE_PRIORITY, UserError } from '../model';
 import type { AssembleOptions, PartialOptions } from './types';
+import { DEFAULT_STAGE_PROMPTS } from './workflow';
 
 export const DEFAULT_BUDGET = 8000;
 /** Far beyond any model's window; a bigger number is a typo, not a request. */
@@ -33,6 +34,8 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   workflowShare: 0.08,
   instructionsShare: 0.05,
   reportOlderVersions: false,
+  unreviewed: 'include',
+  stagePrompts: Object.freeze({ ...DEFAULT_STAGE_PROMPTS }),
 });
 
 function finiteNumber(value: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -74,6 +77,12 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
   if (sum <= 0) throw new UserError('Option "split" needs at least one positive share.');
   const unmatched = p.unmatchedPathArtifacts ?? d.unmatchedPathArtifacts;
   if (unmatched !== 'rank' && unmatched !== 'exclude') throw new UserError('Option "unmatchedPathArtifacts" must be "rank" or "exclude".');
+  const unreviewed = p.unreviewed ?? d.unreviewed;
+  if (unreviewed !== 'include' && unreviewed !== 'hold') throw new UserError('Option "unreviewed" must be "include" or "hold".');
+  const prompts = p.stagePrompts ?? {};
+  if (prompts === null || typeof prompts !== 'object' || Array.isArray(prompts) || Object.values(prompts).some((v) => typeof v !== 'string')) {
+    throw new UserError('Option "stagePrompts" must map stage names to text.', 'For example { "plan": "Record the plan (plan)." }.');
+  }
   const allow = p.redactAllow ?? d.redactAllow;
   if (!Array.isArray(allow) || allow.some((x) => typeof x !== 'string')) throw new UserError('Option "redactAllow" must be a list of strings.');
   return {
@@ -104,6 +113,8 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
     workflowShare: finiteNumber(p.workflowShare ?? d.workflowShare, 'workflowShare', 0, 1),
     instructionsShare: finiteNumber(p.instructionsShare ?? d.instructionsShare, 'instructionsShare', 0, 1),
     reportOlderVersions: flag(p.reportOlderVersions, d.reportOlderVersions, 'reportOlderVersions'),
+    unreviewed,
+    stagePrompts: { ...d.stagePrompts, ...(prompts as Record<string, string>) },
   };
 }
 

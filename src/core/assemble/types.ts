@@ -16,7 +16,9 @@ export type ExclusionReason =
   | 'budget'
   | 'below-threshold'
   | 'other-task'
-  | 'path-mismatch';
+  | 'path-mismatch'
+  /** Agent-written and not yet approved, with `unreviewed: 'hold'`. */
+  | 'unreviewed';
 
 /** Each component already multiplied by its weight; `score` is their sum. */
 export interface ScoreComponents {
@@ -93,6 +95,13 @@ export interface AssembleOptions {
   instructionsShare: number;
   /** Explain mode: also report older versions of chains (bigger result). */
   reportOlderVersions: boolean;
+  /**
+   * Agent-written artifacts no person has approved: 'include' shows them under a visible
+   * "unreviewed" marker, 'hold' leaves them out (reason `unreviewed`) until approved.
+   */
+  unreviewed: 'include' | 'hold';
+  /** Knowledge prompt per stage name (L5), over the defaults; '' asks for nothing at that stage. */
+  stagePrompts: Record<string, string>;
 }
 
 export interface AssembleTask {
@@ -142,6 +151,10 @@ export interface ResultItem {
   reason: string;
   /** Secrets were masked in what was rendered (a redacted body is never reported `full`). */
   redacted?: boolean;
+  /** Agent-written, not yet approved: rendered under the "unreviewed" marker. */
+  unreviewed?: boolean;
+  /** Who wrote it (`agent:<name>`); set only for unreviewed items. */
+  source?: string;
 }
 
 export interface ExcludedItem {

@@ -23,9 +23,53 @@ function listLine(label: string, entries: string[], limit: number): string | und
   return `${label}: ${shown.join('; ')}${more > 0 ? ` (+${more} earlier)` : ''}.`;
 }
 
+function titled(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  const id = str(v.id);
+  const title = str(v.title);
+  return id || title ? [title ? `"${clip(title, 80)}"` : undefined, id].filter(Boolean).join(' ') : undefined;
+}
+
+function titledList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(titled).filter((t): t is string => t !== undefined) : [];
+}
+
+function strList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(str).filter((t): t is string => t !== undefined) : [];
+}
+
+/**
+ * One stage summary as a short paragraph. `limit` bounds the lists and the deliverable
+ * excerpt, so the same summary shrinks with the budget.
+ */
+function summaryLines(event: TaskEvent, limit: number): string {
+  const p = event.payload;
+  const stage = str(p.stage) ?? 'a stage';
+  const parts = [`Stage ${stage} (left ${day(event.at)}${str(p.to) ? ` for ${str(p.to)}` : ''})`];
+  const deliverable = titled(p.deliverable);
+  if (deliverable) {
+    const excerpt = p.deliverable && typeof p.deliverable === 'object' ? str((p.deliverable as Record<string, unknown>).excerpt) : undefined;
+    parts.push(`  Deliverable: ${deliverable}${excerpt && limit > 1 ? `: ${clip(excerpt, limit * 60)}` : ''}`);
+  }
+  const lists: Array<[string, string[], number]> = [
+    ['Decisions', titledList(p.decisions), limit],
+    ['Created', titledList(p.artifactsCreated).filter((t) => t !== deliverable), limit],
+    ['Commits', strList(p.commits).map((c) => clip(c, 72)), limit],
+    ['Files changed', strList(p.filesChanged), limit * 2],
+  ];
+  for (const [label, entries, n] of lists) {
+    const line = listLine(`  ${label}`, entries, n);
+    if (line) parts.push(line);
+  }
+  if (parts.length === 1) parts.push('  Nothing recorded.');
+  return parts.join('\n');
+}
+
 /**
  * L4 workflow memory: what earlier stages of the task produced, as a few short lines.
- * `limit` bounds every list so the caller can shrink the narrative to its budget.
+ * Stage summaries come first, newest first; the events since the last summary follow as
+ * lists. `limit` bounds every list so the caller can shrink the narrative to its budget.
  */
 export function workflowNarrative(events: readonly TaskEvent[], limit: number): string {
   const stages: string[] = [];
@@ -34,8 +78,15 @@ export function workflowNarrative(events: readonly TaskEvent[], limit: number): 
   const files: string[] = [];
   const notes: string[] = [];
   let builds = 0;
-  for (const event of events) {
+  let lastSummary = -1;
+  events.forEach((e, i) => {
+    if (e.kind === 'stage_summary') lastSummary = i;
+  });
+  const summaries = events.filter((e) => e.kind === 'stage_summary').reverse();
+  for (const [i, event] of events.entries()) {
     const p = event.payload;
+    // What a summary already tells is not listed again.
+    if (i <= lastSummary && event.kind !== 'stage_entered') continue;
     switch (event.kind) {
       case 'stage_entered': {
         const stage = str(p.stage);
@@ -70,38 +121,50 @@ export function workflowNarrative(events: readonly TaskEvent[], limit: number): 
       }
     }
   }
-  const lines = [
-    stages.length ? `Stages: ${stages.slice(-Math.max(limit, 1)).join(' → ')}.` : undefined,
+  const shownSummaries = Math.max(1, Math.ceil(limit / 2));
+  const recent = [
     listLine('Recorded', created, limit),
     listLine('Commits', commits, limit),
     listLine('Files touched', files, limit * 2),
     listLine('Notes', notes, limit),
     builds > 0 && limit > 1 ? `Context built ${builds} time${builds === 1 ? '' : 's'}.` : undefined,
   ].filter((line): line is string => line !== undefined);
+  const lines = [
+    stages.length ? `Stages: ${stages.slice(-Math.max(limit, 1)).join(' → ')}.` : undefined,
+    ...summaries.slice(0, shownSummaries).map((e) => summaryLines(e, limit)),
+    summaries.length > shownSummaries ? `(${summaries.length - shownSummaries} earlier stage summaries left out)` : undefined,
+    summaries.length > 0 && recent.length > 0 ? 'Since then:' : undefined,
+    ...recent,
+  ].filter((line): line is string => line !== undefined);
   return lines.join('\n');
 }
 
-const WHAT_BY_STAGE: Record<string, string> = {
-  plan: 'the plan (type plan), and each decision with the options you weighed (decision, or adr if it shapes the architecture)',
-  design: 'each decision with the options you weighed (decision or adr) and the patterns you chose (pattern)',
-  develop:
-    'what surprised you or cost time (learning), how a module works and its traps (module_memory, with its paths), and decisions taken on the way (decision)',
-  implement:
-    'what surprised you or cost time (learning), how a module works and its traps (module_memory, with its paths), and decisions taken on the way (decision)',
-  review: 'rules the review enforced that were not written down (convention), and mistakes worth not repeating (learning)',
-  test: 'why tests failed and how to run or debug them (learning), and gaps you left open (note)',
-  release: 'what changed for users (changelog) and follow-ups (note)',
-};
+/**
+ * What each stage should record (the knowledge prompt), editable per workspace through
+ * the `stagePrompts` option (`contextLedger.stages`). An empty prompt means the stage
+ * asks for nothing, as `test` does by default.
+ */
+export const DEFAULT_STAGE_PROMPTS: Readonly<Record<string, string>> = Object.freeze({
+  plan: 'Record the plan (type plan) and each choice that shapes the architecture as an ADR (adr), with the options you weighed.',
+  develop: 'Record the patterns you followed or set (pattern) and how each module works and its traps (module_memory, with its paths).',
+  review: 'Record the patterns you observed (pattern) and the quality decisions the review took (decision, or convention for a rule).',
+  test: '',
+});
+
+const FALLBACK_PROMPT = 'Record decisions (decision), surprises (learning) and how modules work (module_memory).';
 
 /**
- * L5 knowledge production: what to record at this stage, and the three ways to record it.
- * Short on purpose: it is read on every build.
+ * L5 knowledge production: what to record at this stage, and the three ways to record it;
+ * empty when the stage's prompt is empty. Short on purpose: it is read on every build.
  */
-export function instructionsFor(stage: string): string {
+export function instructionsFor(stage: string, prompts: Readonly<Record<string, string>> = DEFAULT_STAGE_PROMPTS): string {
   const key = stage.trim().toLowerCase();
-  const what = WHAT_BY_STAGE[key] ?? 'decisions (decision), surprises (learning) and how modules work (module_memory)';
+  // Names compare case-insensitively; the last match wins, so settings laid over the defaults win.
+  const custom = Object.entries(prompts).reverse().find(([name]) => name.trim().toLowerCase() === key)?.[1];
+  const prompt = (custom ?? DEFAULT_STAGE_PROMPTS[key] ?? FALLBACK_PROMPT).trim();
+  if (prompt === '') return '';
   return (
-    `Stage ${oneLine(stage) || 'unknown'}. Record ${what}. One fact per artifact, with a specific title. ` +
+    `Stage ${oneLine(stage) || 'unknown'}. ${prompt} One fact per artifact, with a specific title. ` +
     'Use the tool contextLedger_createArtifact, or `context-ledger add --type <type> --title "…"` with the body on stdin, ' +
     'or a Markdown file in `.context-ledger/inbox/`.'
   );

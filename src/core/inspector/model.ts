@@ -69,6 +69,7 @@ export const EXCLUSION_LABELS: Readonly<Record<ExclusionReason, string>> = {
   archived: 'archived',
   'other-task': 'belongs to another task',
   'path-mismatch': 'its paths match no active file',
+  unreviewed: 'agent-written, held until a person approves it',
 };
 
 export interface BarSegment {

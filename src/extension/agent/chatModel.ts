@@ -151,6 +151,7 @@ const EXCLUSION_WORDS: Readonly<Record<ExcludedItem['reason'], string>> = {
   'below-threshold': 'its relevance score is below the threshold for this task',
   'other-task': 'it belongs to another task',
   'path-mismatch': 'its paths do not match the files in play',
+  unreviewed: 'an agent wrote it and no person has approved it yet (contextLedger.agent.unreviewed is "hold")',
 };
 
 function scoreLine(score: number | undefined, components: Record<string, number> | undefined): string {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_STAGES, type Task, UserError } from '../../core/model';
+import { moveTaskToStage } from '../../core/stages';
 import { moduleMemoryTemplate } from '../artifactDocument';
 import { relativePathIn } from '../fileActivityTracker';
 import { COMMANDS } from '../ids';
@@ -101,7 +102,8 @@ export function registerTaskCommands(register: Register, s: Services): void {
     const folder = isTaskNode(arg) ? arg.folder : await chooseFolder(s);
     const task = isTaskNode(arg) ? arg.task : await s.registry.get(folder).read((store) => store.getActiveTask());
     if (!task) throw new UserError(`${folder.name} has no active task.`, 'Set one first: "Context Ledger: Set active task".');
-    const stages = [...new Set<string>([...DEFAULT_STAGES, task.stage])];
+    // The stages setting lists the team's stages in order; the built-in ones stay pickable.
+    const stages = [...new Set<string>([...s.config.get(folder.uri).stages.map((st) => st.name), ...DEFAULT_STAGES, task.stage])];
     type Item = vscode.QuickPickItem & { stage?: string };
     const items: Item[] = [
       ...stages.map((stage) => ({ label: stage, description: stage === task.stage ? 'current' : undefined, stage })),
@@ -117,9 +119,10 @@ export function registerTaskCommands(register: Register, s: Services): void {
         validateInput: (v) => (/^[\p{L}\p{N}_-]{1,40}$/u.test(v.trim()) ? undefined : 'Use 1–40 letters, digits, - or _.'),
       }))?.trim();
     if (!stage || stage === task.stage) return;
-    const after = await s.registry.get(folder).write((store) => store.setTaskStage(task.id, stage), 'tasks');
+    // Leaving a stage records its summary, which the next stage's context carries as workflow memory.
+    const { task: after, summary } = await s.registry.get(folder).write((store) => moveTaskToStage(store, task.id, stage), 'tasks');
     s.taskTree.refresh();
-    vscode.window.setStatusBarMessage(`Context Ledger: "${after.title}" moved to ${after.stage}`, 4000);
+    vscode.window.setStatusBarMessage(`Context Ledger: "${after.title}" moved to ${after.stage}${summary ? ` (summary of ${task.stage} recorded)` : ''}`, 4000);
   });
 
   /** A module memory draft for the folder of `uri`, its path scope pre-filled. */
