@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AGENT_COMMANDS, REVIEW_ITEM_CONTEXT } from '../../../src/extension/agent/ids';
+import { INTEROP_COMMANDS } from '../../../src/extension/interop/ids';
 import { CATEGORY, COMMAND_IDS as CORE_COMMAND_IDS, TREE_ITEM_KINDS } from '../../../src/extension/ids';
 
 interface Manifest {
@@ -21,8 +22,8 @@ interface Manifest {
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Manifest;
-/** Feature areas keep their ids beside their code (agent/ids.ts); the manifest must agree with all of them. */
-const COMMAND_IDS: readonly string[] = [...CORE_COMMAND_IDS, ...Object.values(AGENT_COMMANDS)];
+/** Feature areas keep their ids beside their code (agent/ids.ts, interop/ids.ts); the manifest must agree with all of them. */
+const COMMAND_IDS: readonly string[] = [...CORE_COMMAND_IDS, ...Object.values(AGENT_COMMANDS), ...Object.values(INTEROP_COMMANDS)];
 const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
 /** Declared ids not (yet) offered anywhere. */
 const NOT_CONTRIBUTED = new Set(['contextLedger.toggleAutoInject', AGENT_COMMANDS.rememberSave]);
