@@ -16,23 +16,26 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  OUTPUT_DIR,
-  REPO_ROOT,
-  TIMEOUTS,
   installVsix,
   openView,
   openWorkbench,
+  OUTPUT_DIR,
+  packageExtension,
+  REPO_ROOT,
   runCommand,
   screenshot,
+  seedSampleWorkspace,
   startCodeServer,
+  TIMEOUTS,
   viewPane,
+  VSIX_PATH,
   waitFor,
   waitForTreeItems,
   withFailureScreenshot,
 } from './harness';
 import type { CodeServer, Workbench } from './harness';
 
-const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
+const VSIX = VSIX_PATH;
 const DRIVER_VSIX = path.join(REPO_ROOT, 'test-output', 'ledger-e2e-driver.vsix');
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
@@ -122,14 +125,9 @@ function listed(): Array<{ id: string; title: string; source: string }> {
 
 before(async () => {
   fs.mkdirSync(shots, { recursive: true });
-  run(process.execPath, ['esbuild.config.mjs', '--production']);
-  vsce(REPO_ROOT, VSIX);
+  packageExtension();
   buildDriver();
-  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
-  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
-  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
-  fs.mkdirSync(path.join(workspace, '.context-ledger'));
-  assert.match(run(process.execPath, [CLI, 'import', path.join('sample', 'knowledge.jsonl'), '--db', db]), /[1-9]\d* added/);
+  seedSampleWorkspace(tmp);
   await installVsix(VSIX, extensionsDir, userDataDir);
   await installVsix(DRIVER_VSIX, extensionsDir, userDataDir);
   server = await startCodeServer({ workspace, extensionsDir, userDataDir, logFile: path.join(shots, 'code-server.log') });

@@ -15,14 +15,17 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { EXCLUSION_LABELS } from '../../src/core/inspector/model';
 import type { ExclusionReason } from '../../src/core/assemble/types';
 import {
-  OUTPUT_DIR,
-  REPO_ROOT,
   activeEditorText,
   openFile,
   openWorkbench,
+  OUTPUT_DIR,
+  packageExtension,
+  REPO_ROOT,
   runCommand,
   screenshot,
+  seedSampleWorkspace,
   startCodeServer,
+  VSIX_PATH,
   waitFor,
   waitForNotification,
   waitForStatusBarText,
@@ -33,7 +36,7 @@ import type { CodeServer, Workbench } from './harness';
 
 const BUDGET = 1500;
 const NEW_BUDGET = 3000;
-const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
+const VSIX = VSIX_PATH;
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const RULE_BODY_ID = 'harbor-const-1';
 
@@ -78,13 +81,8 @@ async function summary(page: Page): Promise<Record<string, string>> {
 
 before(async () => {
   fs.mkdirSync(shots, { recursive: true });
-  run(process.execPath, ['esbuild.config.mjs', '--production']);
-  run(process.execPath, [path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX]);
-  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
-  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
-  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
-  fs.mkdirSync(path.join(workspace, '.context-ledger'));
-  run(process.execPath, [CLI, 'import', path.join('sample', 'knowledge.jsonl'), '--db', db]);
+  packageExtension();
+  seedSampleWorkspace(tmp);
   // Two logged builds for the history timeline.
   cliBuild(800, ['src/payments/webhooks.ts'], true);
   cliBuild(BUDGET, ['src/bookings/holds.ts'], true);

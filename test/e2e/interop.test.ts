@@ -12,16 +12,18 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  OUTPUT_DIR,
-  REPO_ROOT,
   activeEditorText,
   clickDialogButton,
   openFile,
   openView,
   openWorkbench,
+  OUTPUT_DIR,
+  packageExtension,
+  REPO_ROOT,
   runCommand,
   screenshot,
   startCodeServer,
+  VSIX_PATH,
   waitFor,
   waitForDialog,
   waitForNotification,
@@ -30,7 +32,7 @@ import {
 } from './harness';
 import type { CodeServer, Workbench } from './harness';
 
-const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger.vsix');
+const VSIX = VSIX_PATH;
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-interop-'));
@@ -94,9 +96,7 @@ function listed(): { title: string; type: string; scope: string; paths: string[]
 
 before(async () => {
   fs.mkdirSync(shots, { recursive: true });
-  // Build the production bundle and the .vsix exactly as `npm run package` does.
-  run(process.execPath, ['esbuild.config.mjs', '--production']);
-  run(process.execPath, [path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX]);
+  packageExtension();
   for (const [rel, text] of Object.entries(FILES)) {
     fs.mkdirSync(path.dirname(path.join(workspace, rel)), { recursive: true });
     fs.writeFileSync(path.join(workspace, rel), text);

@@ -5,34 +5,35 @@
  */
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OUTPUT_DIR, REPO_ROOT, openFile, openWorkbench, readClipboard, runCommand, screenshot, startCodeServer, waitFor } from './harness';
+import {
+  openFile,
+  openWorkbench,
+  OUTPUT_DIR,
+  packageExtension,
+  readClipboard,
+  runCommand,
+  screenshot,
+  seedSampleWorkspace,
+  startCodeServer,
+  VSIX_PATH,
+  waitFor,
+} from './harness';
 import type { CodeServer, Workbench } from './harness';
 
-const VSIX = path.join(REPO_ROOT, 'test-output', 'context-ledger-sources.vsix');
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const VSIX = VSIX_PATH;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-sources-'));
 const workspace = path.join(tmp, 'workspace');
 const shots = path.join(OUTPUT_DIR, 'sources');
 let server: CodeServer | undefined;
 let wb: Workbench | undefined;
 
-function run(command: string, args: string[], cwd = REPO_ROOT): string {
-  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-}
-
 before(async () => {
   fs.mkdirSync(shots, { recursive: true });
-  run(process.execPath, ['esbuild.config.mjs', '--production']);
-  run(process.execPath, [path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX]);
-  fs.cpSync(path.join(REPO_ROOT, 'sample', 'workspace'), workspace, { recursive: true });
-  fs.rmSync(path.join(workspace, '.context-ledger'), { recursive: true, force: true });
-  fs.rmSync(path.join(workspace, '.github'), { recursive: true, force: true });
-  fs.mkdirSync(path.join(workspace, '.context-ledger'));
-  run(process.execPath, [CLI, 'import', path.join('sample', 'knowledge.jsonl'), '--db', path.join(workspace, '.context-ledger', 'ledger.db')]);
+  packageExtension();
+  seedSampleWorkspace(tmp);
   fs.writeFileSync(
     path.join(workspace, 'src', 'payments', 'refunds.ts'),
     "export function refundAmount(cents: number): number {\n  const reason: number = 'duplicate webhook';\n  return cents - reason;\n}\n",
