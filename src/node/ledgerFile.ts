@@ -213,17 +213,45 @@ export class LedgerFile {
   private persist(): void {
     const bytes = this.current.export();
     const temp = `${this.file}.tmp-${process.pid}`;
-    const fd = fs.openSync(temp, 'w');
+    const recycled = this.recycleBackupAs(temp);
     try {
-      fs.writeSync(fd, bytes);
-      // The data and its size must be on disk before the rename makes them the database.
-      fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      const fd = fs.openSync(temp, recycled ? 'r+' : 'w');
+      try {
+        fs.writeSync(fd, bytes, 0, bytes.length, 0);
+        if (recycled) fs.ftruncateSync(fd, bytes.length);
+        // The data and its size must be on disk before the rename makes them the database.
+        fs.fdatasyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (error) {
+      // The database is untouched; the backup it took the place of is rebuilt from it.
+      fs.rmSync(temp, { force: true });
+      if (recycled && fs.existsSync(this.file)) this.keepBackup();
+      throw error;
     }
     if (fs.existsSync(this.file)) this.keepBackup();
     fs.renameSync(temp, this.file);
     this.loaded = identityOf(this.file);
+  }
+
+  /**
+   * Turns the previous backup into the temporary file, to be overwritten in place. On a
+   * large ledger, allocating a new file and freeing the old backup cost more than
+   * writing the bytes; reusing the backup's blocks makes neither happen. Only a backup
+   * that is its own file qualifies: if it shares the database's inode (a crash between
+   * linking and renaming) overwriting it would overwrite the database.
+   */
+  private recycleBackupAs(temp: string): boolean {
+    try {
+      const backup = fs.statSync(this.backupFile);
+      const database = fs.statSync(this.file);
+      if (!backup.isFile() || backup.nlink !== 1 || backup.ino === database.ino) return false;
+      fs.renameSync(this.backupFile, temp);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The file being replaced was valid (we loaded it), so it becomes the last good copy. */
@@ -293,13 +321,15 @@ export class LedgerFile {
     const backup = `${absolute}.bak`;
     if (!fs.existsSync(backup)) throw new UserError(`There is no backup at ${backup}.`);
     const sql = await loadSqlJs();
-    LedgerStore.open(sql, fs.readFileSync(backup), clock).close();
+    // Check and copy the same bytes: a writer may recycle the backup's file meanwhile.
+    const bytes = fs.readFileSync(backup);
+    LedgerStore.open(sql, bytes, clock).close();
     let aside: string | undefined;
     if (fs.existsSync(absolute)) {
       aside = `${absolute}.replaced-${timestampForFileName(clock.now())}`;
       fs.renameSync(absolute, aside);
     }
-    fs.copyFileSync(backup, absolute);
+    fs.writeFileSync(absolute, bytes);
     return aside;
   }
 

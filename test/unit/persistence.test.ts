@@ -30,6 +30,40 @@ describe('persistence', () => {
     assert.deepEqual(fs.readdirSync(path.dirname(file)).sort(), ['ledger.db', 'ledger.db.bak'], 'no temporary or lock files left');
   });
 
+  test('the backup follows every write, also when its file is reused and is longer than the new data', async () => {
+    const file = path.join(tempDir(), 'ledger.db');
+    const ledger = await LedgerFile.open(file, { create: true });
+    await ledger.write((s) => s.createArtifact({ id: 'one', type: 'note', title: 'One', body: '1' }));
+    // The backup's file is recycled for the next write: a longer one (as after a restore
+    // of an older, bigger ledger) must be cut to the new length, not keep its old tail.
+    fs.appendFileSync(`${file}.bak`, Buffer.alloc(1 << 20, 0x5a));
+    await ledger.write((s) => s.createArtifact({ id: 'two', type: 'note', title: 'Two', body: '2' }));
+    assert.ok(fs.statSync(file).size < 1 << 20, `the database is ${fs.statSync(file).size} bytes: the old tail was kept`);
+    await ledger.write((s) => s.createArtifact({ id: 'three', type: 'note', title: 'Three', body: '3' }));
+    ledger.close();
+    const reopened = await LedgerFile.open(file);
+    assert.deepEqual(reopened.store.listArtifacts({}).map((a) => a.id).sort(), ['one', 'three', 'two']);
+    const backup = await LedgerFile.open(`${file}.bak`);
+    assert.deepEqual(backup.store.listArtifacts({}).map((a) => a.id).sort(), ['one', 'two'], 'the backup is the state before the last write');
+    assert.deepEqual(fs.readdirSync(path.dirname(file)).sort(), ['ledger.db', 'ledger.db.bak']);
+  });
+
+  test('a backup left hard-linked to the database by a crash is never overwritten in place', async () => {
+    const file = path.join(tempDir(), 'ledger.db');
+    const ledger = await LedgerFile.open(file, { create: true });
+    await ledger.write((s) => s.createArtifact({ id: 'one', type: 'note', title: 'One', body: '1' }));
+    await ledger.write((s) => s.createArtifact({ id: 'two', type: 'note', title: 'Two', body: '2' }));
+    // What a crash between linking the backup and renaming the new file leaves behind.
+    fs.rmSync(`${file}.bak`);
+    fs.linkSync(file, `${file}.bak`);
+    await ledger.write((s) => s.createArtifact({ id: 'three', type: 'note', title: 'Three', body: '3' }));
+    ledger.close();
+    const reopened = await LedgerFile.open(file);
+    assert.equal(reopened.store.countArtifacts().chains, 3);
+    const backup = await LedgerFile.open(`${file}.bak`);
+    assert.equal(backup.store.countArtifacts().chains, 2);
+  });
+
   test('a failed write changes nothing on disk or in memory', async () => {
     const file = path.join(tempDir(), 'ledger.db');
     const ledger = await LedgerFile.open(file, { create: true });

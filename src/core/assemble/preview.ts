@@ -1,5 +1,9 @@
-/** Graphemes, so a cut never splits a surrogate pair, a combining sequence or an emoji. */
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/**
+ * Graphemes, so a cut never splits a surrogate pair, a combining sequence or an emoji.
+ * Made on first use: creating a segmenter loads ICU data (about 10 ms), which commands
+ * that never cut a preview (`add`, `list`) should not pay.
+ */
+let graphemes: Intl.Segmenter | undefined;
 
 /** The longest prefix of `text` of at most `maxChars` UTF-16 units that ends on a grapheme boundary. */
 export function cutAtGrapheme(text: string, maxChars: number): string {
@@ -7,7 +11,7 @@ export function cutAtGrapheme(text: string, maxChars: number): string {
   // Segment only the neighbourhood of the cut: grapheme clusters are short.
   const window = text.slice(0, maxChars + 64);
   let end = 0;
-  for (const { index, segment } of graphemes.segment(window)) {
+  for (const { index, segment } of (graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(window)) {
     if (index + segment.length > maxChars) break;
     end = index + segment.length;
   }
