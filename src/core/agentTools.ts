@@ -27,6 +27,7 @@ import {
 } from './model';
 import { asUnreviewed, type AgentChannel, isUnreviewed, nextVersionId, reviewBadge } from './review';
 import type { LedgerStore } from './store';
+import type { LiveSourcesRequest } from './sources/live';
 import { TokenCounter } from './tokens';
 
 // ------------------------------------------------------------------ environment
@@ -54,6 +55,8 @@ export interface AgentToolEnv {
   activePaths?(): string[] | Promise<string[]>;
   /** Secrets matching these are never masked (the `redactAllow` setting). */
   redactAllow?: readonly string[];
+  /** Live sources for the task (the editor's code, diagnostics, chat, ...), when the surface has them and they are on. */
+  liveSources?(task: { title: string; description: string; labels: readonly string[] }): Promise<LiveSourcesRequest | undefined>;
 }
 
 export interface AgentToolResult {
@@ -399,21 +402,26 @@ export const buildContextTool = defineTool({
     const reserve = counter.count(`\n\n---\n${worst}`) + BUDGET_LINE_RESERVE_MARGIN;
     const inner = budget >= reserve * 3 ? budget - reserve : budget;
 
-    const result = await env.ledger.read((store) => {
+    const result = await env.ledger.read(async (store) => {
       const active = store.getActiveTask();
       const stage = input.stage ?? active?.stage;
+      const task = {
+        title: input.title ?? active?.title ?? '',
+        description: input.task,
+        labels: [...new Set([...(input.labels ?? []), ...(active?.labels ?? [])])],
+      };
+      const sources = env.liveSources ? await env.liveSources(task) : undefined;
       return assembleContext(store, {
         budget: inner,
         tokenizer,
         task: {
           // The active task keeps its id, so its task-scope knowledge and workflow memory come along.
           ...(active ? { id: active.id } : {}),
-          title: input.title ?? active?.title ?? '',
-          description: input.task,
-          labels: [...new Set([...(input.labels ?? []), ...(active?.labels ?? [])])],
+          ...task,
           ...(stage ? { stage } : {}),
         },
         ...(paths.length > 0 ? { paths } : {}),
+        ...(sources ? { sources } : {}),
         ...(env.assembleOptions ? { options: env.assembleOptions } : {}),
         trigger: env.channel,
         // Logged below under the write lock: a read must not change the store.

@@ -2,13 +2,15 @@ import * as vscode from 'vscode';
 import { assembleContext } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble';
 import type { Task } from '../core/model';
+import { type ChatTurn, conversationCandidates } from '../core/sources';
+import type { LiveSourcesRequest } from '../core/sources/live';
 import type { LedgerStore } from '../core/store';
 import { activePaths } from './activePaths';
 import type { ConfigService } from './config';
 import { type FileActivityTracker, relativePathIn } from './fileActivityTracker';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
-import { EditorSources } from './sources';
+import { type EditorSourceRequest, EditorSources } from './sources';
 
 /** Who asked for a build; it ends up in the assembly log. */
 export type BuildTrigger = 'command' | 'preview' | 'status-bar' | 'auto-inject';
@@ -31,6 +33,8 @@ export interface BuildOptions {
   now?: Date;
   /** A what-if budget instead of the setting (the inspector's "try budget N"); such a build is not remembered as the last one. */
   budget?: number;
+  /** The chat an `@ledger` request is part of: the conversation source. */
+  conversation?: readonly ChatTurn[];
 }
 
 /**
@@ -94,6 +98,24 @@ export class ContextService {
     });
   }
 
+  /**
+   * What the live sources offer for `task` in `folder` (off unless `contextLedger.sources
+   * .enabled`): editor code, diagnostics, docs, deployment, git, and the chat of an
+   * `@ledger` request when the conversation source is on.
+   */
+  async liveSources(
+    folder: vscode.WorkspaceFolder,
+    task: EditorSourceRequest['task'] | undefined,
+    conversation: readonly ChatTurn[] = [],
+  ): Promise<LiveSourcesRequest | undefined> {
+    const { sources } = this.config.get(folder.uri);
+    if (!sources.enabled) return undefined;
+    const { visible, open } = this.editorPaths(folder);
+    const candidates = await this.sources.collect({ folder, kinds: sources.kinds, ...(task ? { task } : {}), visible, open });
+    if (sources.settings.conversation?.enabled !== false) candidates.push(...conversationCandidates(conversation));
+    return { candidates, settings: sources.settings, profile: sources.profile };
+  }
+
   async build(folder: vscode.WorkspaceFolder, options: BuildOptions): Promise<BuiltContext> {
     const config = this.config.get(folder.uri);
     const assembleOptions = this.config.assembleOptions(folder.uri);
@@ -102,14 +124,7 @@ export class ContextService {
     const run = async (store: LedgerStore): Promise<BuiltContext> => {
       const paths = this.activePathsFor(folder, store, now);
       const task = store.getActiveTask();
-      const { visible, open } = this.editorPaths(folder);
-      const live = config.sources.enabled
-        ? {
-            candidates: await this.sources.collect({ folder, kinds: config.sources.kinds, ...(task ? { task } : {}), visible, open }),
-            settings: config.sources.settings,
-            profile: config.sources.profile,
-          }
-        : undefined;
+      const live = await this.liveSources(folder, task, options.conversation);
       const result = await assembleContext(store, {
         ...(live ? { sources: live } : {}),
         budget: options.budget ?? config.budget,

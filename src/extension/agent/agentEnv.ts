@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { AgentToolEnv, LedgerAccess } from '../../core/agentTools';
 import type { AgentChannel } from '../../core/review';
+import type { ChatTurn } from '../../core/sources';
 import type { Services } from '../services';
 
 /**
@@ -20,7 +21,7 @@ export function folderLedgerAccess(s: Services, folder: vscode.WorkspaceFolder, 
 export function agentEnvFor(
   s: Services,
   folder: vscode.WorkspaceFolder,
-  options: { channel: AgentChannel; readOnly: boolean; agent?: string; budgetCap?: number },
+  options: { channel: AgentChannel; readOnly: boolean; agent?: string; budgetCap?: number; conversation?: readonly ChatTurn[] },
 ): AgentToolEnv {
   const config = s.config.get(folder.uri);
   const budget = options.budgetCap !== undefined && options.budgetCap > 0 ? Math.min(config.budget, Math.floor(options.budgetCap)) : config.budget;
@@ -33,5 +34,6 @@ export function agentEnvFor(
     tokenizer: config.tokenizer,
     assembleOptions: s.config.assembleOptions(folder.uri),
     activePaths: () => s.registry.get(folder).read((store) => s.contexts.activePathsFor(folder, store)),
+    liveSources: (task) => s.contexts.liveSources(folder, task, options.conversation),
   };
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { buildContextTool, createArtifactTool, searchArtifactsTool } from '../../core/agentTools';
 import { renderExplain } from '../../core/assemble';
 import { type Artifact, type ArtifactType, artifactUrn, idFromRef } from '../../core/model';
+import type { ChatTurn } from '../../core/sources';
 import type { Services } from '../services';
 import { agentEnvFor } from './agentEnv';
 import { budgetBreakdown, explainArtifact, parseRemember, rememberPreview, typeChoices } from './chatModel';
@@ -27,7 +28,9 @@ type Stream = vscode.ChatResponseStream;
 /** `@ledger`: /context, /remember, /search, /explain; a plain question is answered from the ledger. */
 export function registerChatParticipant(s: Services): vscode.Disposable[] {
   if (typeof vscode.chat?.createChatParticipant !== 'function') return [];
-  const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (request, _context, stream, token) => handle(s, request, stream, token));
+  const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (request, context, stream, token) =>
+    handle(s, request, chatTurns(context.history), stream, token),
+  );
   participant.iconPath = vscode.Uri.joinPath(s.context.extensionUri, 'media', 'ledger.svg');
   participant.followupProvider = {
     provideFollowups(result: vscode.ChatResult): vscode.ChatFollowup[] {
@@ -44,7 +47,30 @@ export function registerChatParticipant(s: Services): vscode.Disposable[] {
   return [participant, save];
 }
 
-async function handle(s: Services, request: vscode.ChatRequest, stream: Stream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+/** The chat so far as plain turns (what `@ledger` was asked and answered): the conversation source. */
+function chatTurns(history: vscode.ChatContext['history']): ChatTurn[] {
+  const turns: ChatTurn[] = [];
+  for (const turn of history) {
+    if (turn instanceof vscode.ChatRequestTurn) {
+      turns.push({ role: 'user', text: turn.prompt });
+    } else if (turn instanceof vscode.ChatResponseTurn) {
+      const text = turn.response
+        .map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : ''))
+        .join('')
+        .trim();
+      if (text) turns.push({ role: 'assistant', text });
+    }
+  }
+  return turns;
+}
+
+async function handle(
+  s: Services,
+  request: vscode.ChatRequest,
+  conversation: ChatTurn[],
+  stream: Stream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
   const folder = s.contexts.currentFolder();
   if (!folder) {
     stream.markdown('Open a workspace folder first: the Context Ledger keeps one ledger per folder.');
@@ -54,7 +80,7 @@ async function handle(s: Services, request: vscode.ChatRequest, stream: Stream, 
   try {
     switch (request.command) {
       case CHAT_COMMANDS.context:
-        return await contextCommand(s, folder, prompt, stream);
+        return await contextCommand(s, folder, prompt, conversation, stream);
       case CHAT_COMMANDS.remember:
         return rememberCommand(folder, prompt, stream);
       case CHAT_COMMANDS.search:
@@ -62,7 +88,7 @@ async function handle(s: Services, request: vscode.ChatRequest, stream: Stream, 
       case CHAT_COMMANDS.explain:
         return await explainCommand(s, folder, prompt, stream);
       default:
-        return await askCommand(s, folder, request, stream, token);
+        return await askCommand(s, folder, request, conversation, stream, token);
     }
   } catch (error) {
     s.logger.error(`@ledger /${request.command ?? ''}`, error);
@@ -70,18 +96,24 @@ async function handle(s: Services, request: vscode.ChatRequest, stream: Stream, 
   }
 }
 
-async function contextCommand(s: Services, folder: vscode.WorkspaceFolder, prompt: string, stream: Stream): Promise<vscode.ChatResult> {
+async function contextCommand(
+  s: Services,
+  folder: vscode.WorkspaceFolder,
+  prompt: string,
+  conversation: ChatTurn[],
+  stream: Stream,
+): Promise<vscode.ChatResult> {
   stream.progress('Building the context…');
   if (prompt === '') {
     // No task text: the same build as "Build agent context" (active task, files in front of you).
-    const built = await s.contexts.build(folder, { trigger: 'command', log: true });
+    const built = await s.contexts.build(folder, { trigger: 'command', log: true, conversation });
     const r = built.result;
     stream.markdown(budgetBreakdown(r.budget, r.tokensUsed, r.tokenizer, r.items, r.layers));
     stream.markdown(`\n\nActive paths: ${built.paths.length ? built.paths.slice(0, 8).map((p) => `\`${p}\``).join(', ') : 'none'}\n\n`);
     stream.markdown(fenced(r.text, 'markdown'));
     return { metadata: { command: CHAT_COMMANDS.context, ...(r.items[0] ? { artifactId: r.items[0].id } : {}) } };
   }
-  const env = agentEnvFor(s, folder, { channel: 'chat', readOnly: true });
+  const env = agentEnvFor(s, folder, { channel: 'chat', readOnly: true, conversation });
   const result = await buildContextTool.run(env, { task: prompt });
   if (result.isError) {
     stream.markdown(result.text);
@@ -161,13 +193,20 @@ async function explainCommand(s: Services, folder: vscode.WorkspaceFolder, promp
 }
 
 /** A plain question: the context for it, then the chat model's answer from that context. */
-async function askCommand(s: Services, folder: vscode.WorkspaceFolder, request: vscode.ChatRequest, stream: Stream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+async function askCommand(
+  s: Services,
+  folder: vscode.WorkspaceFolder,
+  request: vscode.ChatRequest,
+  conversation: ChatTurn[],
+  stream: Stream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
   const prompt = request.prompt.trim();
   if (prompt === '') {
     stream.markdown('Ask about the project, or use `/context`, `/remember`, `/search` or `/explain`.');
     return { metadata: { command: '' } };
   }
-  const env = agentEnvFor(s, folder, { channel: 'chat', readOnly: true });
+  const env = agentEnvFor(s, folder, { channel: 'chat', readOnly: true, conversation });
   const built = await buildContextTool.run(env, { task: prompt });
   try {
     const messages = [

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { AGENT_TOOLS, type AgentToolEnv, findAgentTool, type LedgerAccess } from '../../../src/core/agentTools';
+import { conversationCandidates } from '../../../src/core/sources';
 import type { LedgerStore } from '../../../src/core/store';
 import { AGENT_COMMANDS, AGENT_SETTINGS, CHAT_COMMANDS, CHAT_PARTICIPANT_ID, MCP_PROVIDER_ID, REVIEW_VIEW_ID } from '../../../src/extension/agent/ids';
 import {
@@ -110,6 +111,34 @@ describe('language-model tools: what the model reads', () => {
 
     const got = await runForModel(tool('get_artifact'), env(store), { id: artifact?.id });
     assert.match(got, /UNREVIEWED/);
+  });
+
+  test('build_context brings the chat so far (the conversation source) into the same budget, and is told the task', async () => {
+    const store = await memoryStore();
+    store.createArtifact({ type: 'decision', title: 'Retry webhooks with backoff', body: 'Webhook deliveries retry with exponential backoff.' });
+    const asked: unknown[] = [];
+    const chat: AgentToolEnv = {
+      ...env(store),
+      liveSources: (task) => {
+        asked.push(task);
+        return Promise.resolve({
+          candidates: conversationCandidates([
+            { role: 'user', text: 'The Zürich webhook endpoint times out after 30 s — 東京 too.' },
+            { role: 'assistant', text: 'Then the retry queue should cap the backoff at 10 minutes.' },
+          ]),
+        });
+      },
+    };
+    const built = await runForModel(tool('build_context'), chat, { task: 'Fix the webhook retry timeout', budget: 2000 });
+    assert.deepEqual(asked, [{ title: '', description: 'Fix the webhook retry timeout', labels: [] }]);
+    assert.match(built, /## Conversation/);
+    assert.match(built, /Zürich webhook endpoint times out after 30 s — 東京 too/);
+    assert.match(built, /Retry webhooks with backoff/);
+    assert.match(built, /Context Ledger: \d+ of 2000 tokens/);
+
+    // Off (or a surface without live sources): nothing of the chat leaks in.
+    const without = await runForModel(tool('build_context'), { ...chat, liveSources: () => Promise.resolve(undefined) }, { task: 'Fix the webhook retry timeout' });
+    assert.doesNotMatch(without, /Conversation|Zürich/);
   });
 
   test('a failure inside the ledger becomes text, and is reported for the log', async () => {
