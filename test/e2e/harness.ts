@@ -110,6 +110,12 @@ export interface CodeServerOptions {
   logFile?: string;
   /** Extra environment for the server (and so for the extension host). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * false: open the workspace untrusted (Restricted Mode). Workspace trust is then on, with
+   * no startup prompt, so the folder stays untrusted for the whole session. Default true
+   * (trust off: everything runs as in a trusted workspace).
+   */
+  trusted?: boolean;
 }
 
 export interface CodeServer {
@@ -177,6 +183,14 @@ export async function installVsix(vsixPath: string, extensionsDir: string, userD
   });
 }
 
+/** Settings that turn workspace trust on without asking, so a fresh folder opens in Restricted Mode. */
+export const RESTRICTED_MODE_SETTINGS: Readonly<Record<string, unknown>> = {
+  'security.workspace.trust.enabled': true,
+  'security.workspace.trust.startupPrompt': 'never',
+  'security.workspace.trust.banner': 'always',
+  'security.workspace.trust.emptyWindow': false,
+};
+
 /** Writes <userDataDir>/User/settings.json: DEFAULT_SETTINGS plus `settings`. */
 export function writeUserSettings(userDataDir: string, settings: Record<string, unknown> = {}): string {
   const file = path.join(userDataDir, 'User', 'settings.json');
@@ -197,7 +211,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   if (options.vsixPath) {
     await installVsix(options.vsixPath, options.extensionsDir, options.userDataDir);
   }
-  writeUserSettings(options.userDataDir, options.settings);
+  writeUserSettings(options.userDataDir, options.trusted === false ? { ...RESTRICTED_MODE_SETTINGS, ...options.settings } : options.settings);
 
   let lastError: Error | undefined;
   for (let attempt = 1; attempt <= 3; attempt++) {
@@ -239,7 +253,8 @@ async function launch(options: CodeServerOptions, port: number): Promise<CodeSer
     '--bind-addr', `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    // Without the flag code-server follows security.workspace.trust.* (see RESTRICTED_MODE_SETTINGS).
+    ...(options.trusted === false ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--extensions-dir', options.extensionsDir,
     '--user-data-dir', options.userDataDir,
@@ -952,9 +967,13 @@ export interface ExtensionSession extends SampleWorkspace {
 /**
  * The usual start of an extension test file: the packaged .vsix (packageExtension) installed
  * into a fresh code-server on a seeded copy of the sample workspace (seedSampleWorkspace),
- * with `settings`, and the workbench open. Screenshots and the server log go to OUTPUT_DIR/<name>.
+ * with `settings` (and `options.trusted === false`: in Restricted Mode), and the workbench open. Screenshots and the server log go to OUTPUT_DIR/<name>.
  */
-export async function startExtensionSession(name: string, settings: Record<string, unknown> = {}): Promise<ExtensionSession> {
+export async function startExtensionSession(
+  name: string,
+  settings: Record<string, unknown> = {},
+  options: Pick<CodeServerOptions, 'trusted'> = {},
+): Promise<ExtensionSession> {
   const shots = path.join(OUTPUT_DIR, name);
   fs.mkdirSync(shots, { recursive: true });
   const vsix = packageExtension();
@@ -973,6 +992,7 @@ export async function startExtensionSession(name: string, settings: Record<strin
       vsixPath: vsix,
       settings,
       logFile: path.join(shots, 'code-server.log'),
+      ...options,
     });
     const t1 = Date.now();
     const wb = await openWorkbench(server.url, seeded.workspace, shots).catch(async (err: unknown) => {

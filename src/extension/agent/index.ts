@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Services } from '../services';
+import { requireTrust } from '../trust';
 import { registerChatParticipant } from './chatParticipant';
 import { AGENT_COMMANDS } from './ids';
 import { InboxWatcher } from './inboxWatcher';
@@ -22,11 +23,8 @@ export function registerAgentFeatures(context: vscode.ExtensionContext, services
   own(inbox);
   own(
     vscode.commands.registerCommand(AGENT_COMMANDS.ingestInbox, async () => {
+      if (!requireTrust('read the agent inbox')) return;
       const folders = services.registry.folders();
-      if (!vscode.workspace.isTrusted) {
-        void vscode.window.showWarningMessage('Context Ledger reads the agent inbox only in a trusted workspace.');
-        return;
-      }
       const outcomes = (await Promise.all(folders.map((f) => inbox.ingest(f)))).flat();
       if (outcomes.length === 0) void vscode.window.showInformationMessage('Context Ledger: the agent inbox is empty.');
     }),

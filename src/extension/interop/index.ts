@@ -10,6 +10,7 @@ import { writeRuleFiles } from '../../node/ruleFileExport';
 import { whichRules } from '../../node/whichRules';
 import { guarded } from '../errors';
 import type { Services } from '../services';
+import { requireTrust } from '../trust';
 import { INTEROP_COMMANDS, WHICH_SCHEME } from './ids';
 import { dryRunSummary, FORMAT_LABELS, filesDetail, mergeParsed, TARGET_LABELS, totalsLine, totalsOf } from './model';
 
@@ -37,19 +38,19 @@ export function registerInteropFeatures(context: vscode.ExtensionContext, servic
   };
 
   register(INTEROP_COMMANDS.importKnowledge, 'Importing knowledge', async () => {
-    if (!trusted('import knowledge')) return;
+    if (!requireTrust('import knowledge')) return;
     const folder = await pickFolder(s, 'import into');
     if (folder) await importKnowledge(s, folder);
   });
 
   register(INTEROP_COMMANDS.exportAgentRules, 'Exporting agent rules', async () => {
-    if (!trusted('export agent rules')) return;
+    if (!requireTrust('export agent rules')) return;
     const folder = await pickFolder(s, 'export from');
     if (folder) await exportAgentRules(s, folder);
   });
 
   register(INTEROP_COMMANDS.syncMirror, 'Syncing the Markdown mirror', async () => {
-    if (!trusted('sync the Markdown mirror')) return;
+    if (!requireTrust('sync the Markdown mirror')) return;
     const folder = await pickFolder(s, 'sync');
     if (folder) await syncFolderMirror(s, folder);
   });
@@ -81,18 +82,6 @@ export function registerInteropFeatures(context: vscode.ExtensionContext, servic
     whichChanged.fire(doc);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(doc), { preview: true, viewColumn: vscode.ViewColumn.Beside });
   });
-}
-
-/** Import / export / sync read and write files the workspace controls: not in Restricted Mode. */
-function trusted(what: string): boolean {
-  if (vscode.workspace.isTrusted) return true;
-  void vscode.window
-    .showWarningMessage(
-      `Context Ledger does not ${what} in an untrusted workspace: it would read and write files this workspace controls. Trust the workspace first.`,
-      'Manage Workspace Trust',
-    )
-    .then((pick) => pick && vscode.commands.executeCommand('workbench.trust.manage'));
-  return false;
 }
 
 async function pickFolder(s: Services, verb: string): Promise<vscode.WorkspaceFolder | undefined> {

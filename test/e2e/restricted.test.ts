@@ -1,0 +1,134 @@
+/**
+ * Restricted Mode in a real code-server + Chromium: the sample workspace opened untrusted.
+ * What only reads the ledger keeps working (Build agent context); what would read or write
+ * files the workspace controls refuses with a message that says why and offers the trust
+ * editor (Import Knowledge, Export to Agent Rules, Sync Markdown Mirror, the agent inbox),
+ * auto-inject writes nothing, and nothing lands on disk. Trusting the workspace then turns
+ * the inbox and auto-inject on. Screenshots land in test-output/e2e/restricted/.
+ */
+import { after, before, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  TIMEOUTS,
+  openFile,
+  openView,
+  runCli,
+  runCommand,
+  screenshot,
+  startExtensionSession,
+  viewPane,
+  waitFor,
+  waitForClipboard,
+  waitForNotification,
+  waitForStatusBarText,
+  waitForTreeItems,
+  withFailureScreenshot,
+} from './harness';
+import type { ExtensionSession } from './harness';
+
+let session: ExtensionSession | undefined;
+const INJECTED = '.github/instructions/context-ledger.instructions.md';
+const INBOX_TITLE = 'Holds expire after 15 minutes — Sperrfrist';
+
+function titles(db: string): string[] {
+  return (JSON.parse(runCli(['list', '--db', db, '--format', 'json'])) as { title: string }[]).map((a) => a.title);
+}
+
+/** Files under `rel` in the workspace (recursively), or [] when it does not exist. */
+function filesUnder(rel: string): string[] {
+  const dir = path.join(session!.workspace, rel);
+  return fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String) : [];
+}
+
+before(async () => {
+  session = await startExtensionSession('restricted', {}, { trusted: false });
+  // Knowledge the workspace keeps, which a trusted import would read: an ADR and an inbox file.
+  fs.mkdirSync(path.join(session.workspace, 'docs', 'adr'), { recursive: true });
+  fs.writeFileSync(path.join(session.workspace, 'docs', 'adr', '0001-holds.md'), '# 1. Holds live in Redis\n\n## Status\n\nAccepted\n\n## Decision\n\nRedis with a TTL.\n');
+  const inbox = path.join(session.workspace, '.context-ledger', 'inbox');
+  fs.mkdirSync(inbox, { recursive: true });
+  fs.writeFileSync(path.join(inbox, '001.json'), JSON.stringify({ type: 'decision', title: INBOX_TITLE, body: 'A hold is released when its 15 minutes are up.' }));
+});
+
+after(async () => {
+  await session?.close();
+});
+
+test('the workspace opens in Restricted Mode and "Build agent context" still works', async () => {
+  const { page } = session!.wb;
+  await waitForStatusBarText(page, /Restricted Mode/);
+  await runCommand(page, 'Context Ledger: Build agent context');
+  const text = await waitForClipboard(page, /Never log card numbers/);
+  assert.match(text, /^## Rules$/m);
+  await screenshot(page, '01-restricted-build');
+});
+
+test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse with a message, and write nothing', async () => {
+  const { page } = session!.wb;
+  const { db } = session!;
+  const before = { mtime: fs.statSync(db).mtimeMs, titles: titles(db) };
+  const cases: [string, RegExp][] = [
+    ['Context Ledger: Import Knowledge…', /does not import knowledge in Restricted Mode: it would read and write files this workspace controls/],
+    ['Context Ledger: Export to Agent Rules…', /does not export agent rules in Restricted Mode/],
+    ['Context Ledger: Sync Markdown Mirror', /does not sync the Markdown mirror in Restricted Mode/],
+  ];
+  for (const [command, message] of cases) {
+    await runCommand(page, command);
+    const shown = await waitForNotification(page, message);
+    assert.match(shown, /Trust the workspace to /);
+  }
+  // Each refusal offers the trust editor.
+  const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'does not sync the Markdown mirror' }).first();
+  assert.equal(await toast.locator('.monaco-button', { hasText: 'Manage Workspace Trust' }).count(), 1);
+  await screenshot(page, '02-refusals');
+
+  assert.deepEqual(filesUnder('.github'), [], 'no rule files exported');
+  assert.deepEqual(filesUnder('.context-ledger/artifacts'), [], 'no Markdown mirror written');
+  assert.equal(fs.statSync(db).mtimeMs, before.mtime, 'the ledger was not written');
+  assert.deepEqual(titles(db), before.titles);
+  assert.ok(!titles(db).includes('Holds live in Redis'), 'the ADR was not imported');
+});
+
+test('the agent inbox is left unread, and "Read the Agent Inbox Now" says why', async () => {
+  const { page } = session!.wb;
+  await openView(page, 'Needs Review');
+  const link = viewPane(page, 'Needs Review').locator('.welcome-view-content .monaco-button', { hasText: 'Read the Agent Inbox Now' });
+  await withFailureScreenshot(page, 'inbox-link', () => link.click({ timeout: TIMEOUTS.ui }));
+  await waitForNotification(page, /does not read the agent inbox in Restricted Mode/);
+  await screenshot(page, '03-inbox-refused');
+  assert.ok(fs.existsSync(path.join(session!.workspace, '.context-ledger', 'inbox', '001.json')), 'the inbox file is still there');
+  assert.ok(!titles(session!.db).includes(INBOX_TITLE));
+});
+
+test('opening a file updates the budget meter but auto-inject writes no file', async () => {
+  const { page } = session!.wb;
+  await openFile(page, 'src/payments/webhooks.ts');
+  await waitForStatusBarText(page, /\d(\.\d)?k?\/8k/);
+  // The meter and auto-inject share one debounced update: give a write the same time again.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  assert.ok(!fs.existsSync(path.join(session!.workspace, INJECTED)), 'no instructions file in Restricted Mode');
+  await screenshot(page, '04-no-auto-inject');
+});
+
+test('trusting the workspace reads the inbox and starts auto-inject', async () => {
+  const { page } = session!.wb;
+  await runCommand(page, 'Workspaces: Manage Workspace Trust');
+  await withFailureScreenshot(page, 'trust', async () => {
+    const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
+    await trust.click({ timeout: TIMEOUTS.ui });
+  });
+  await waitFor(() => Promise.resolve(titles(session!.db)), (t) => t.includes(INBOX_TITLE), 'the inbox file in the ledger', TIMEOUTS.command);
+  await openView(page, 'Needs Review');
+  await waitForTreeItems(page, 'Needs Review', (items) => items.some((i) => i.label === INBOX_TITLE));
+  const injected = await waitFor(
+    () => Promise.resolve(fs.existsSync(path.join(session!.workspace, INJECTED)) ? fs.readFileSync(path.join(session!.workspace, INJECTED), 'utf8') : ''),
+    (t) => t !== '',
+    'the auto-inject file',
+    TIMEOUTS.command,
+  );
+  assert.match(injected, /applyTo: "\*\*"/);
+  assert.match(injected, /Never log card numbers/);
+  await screenshot(page, '05-trusted');
+});
