@@ -9,6 +9,8 @@ import { type FileActivityTracker, relativePathIn } from './fileActivityTracker'
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 import { EditorSources } from './sources';
+import type { GitTracker } from './git';
+import { markStale } from '../core/git';
 
 /** Who asked for a build; it ends up in the assembly log. */
 export type BuildTrigger = 'command' | 'preview' | 'status-bar' | 'auto-inject';
@@ -47,6 +49,7 @@ export class ContextService {
     private readonly config: ConfigService,
     private readonly tracker: FileActivityTracker,
     private readonly logger: Logger,
+    private readonly git?: GitTracker,
   ) {}
 
   /** The folder of the active editor, else the only folder (or the first that has a ledger). */
@@ -88,6 +91,7 @@ export class ContextService {
     return activePaths({
       visible,
       open,
+      branch: this.git?.branchFiles(folder) ?? [],
       activity: this.tracker.withPending(folder, store.fileActivity()),
       now,
       halfLifeHours: this.config.get(folder.uri).tracking.halfLifeHours,
@@ -110,7 +114,7 @@ export class ContextService {
             profile: config.sources.profile,
           }
         : undefined;
-      const result = await assembleContext(store, {
+      const assembled = await assembleContext(store, {
         ...(live ? { sources: live } : {}),
         budget: options.budget ?? config.budget,
         tokenizer: config.tokenizer,
@@ -120,6 +124,7 @@ export class ContextService {
         trigger: options.trigger,
         log: options.log,
       });
+      const result = this.git ? markStale(assembled, this.git.staleFlags(folder)) : assembled;
       return { folder, result, paths, task, trigger: options.trigger, builtAt: now };
     };
     const built = options.log && ledger.exists() ? await ledger.writeAsync(run, 'log') : await ledger.read(run);
