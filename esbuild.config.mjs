@@ -19,6 +19,8 @@ const common = {
   sourcesContent: false,
   logLevel: 'warning',
   legalComments: 'none',
+  // jsonc-parser's UMD build requires its parts at run time, which a bundle cannot satisfy: bundle its ES module build.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 mkdirSync('dist', { recursive: true });

@@ -1,4 +1,5 @@
 import { assembleContext, renderExplain, toContractJson, type AssembleRequest } from '../core/assemble';
+import { markStale } from '../core/git';
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { type OptionSpecs, listOption, listOfValues, stringOption } from './args';
 import { type Command, type CommandContext, isJson, printJson, withRead, withWrite } from './commands';
@@ -82,7 +83,7 @@ function workspaceRoot(context: CommandContext): string {
   return found.found ? path.dirname(path.dirname(found.file)) : context.cwd;
 }
 
-async function build(context: CommandContext, trigger: string) {
+async function build(context: CommandContext, trigger: string, withStaleness = false) {
   const { request, taskId, log } = requestFromOptions(context, trigger);
   const rawSources = stringOption(context.options, 'sources');
   // The source adapters load the Markdown lexer: only for builds that ask for them.
@@ -100,7 +101,11 @@ async function build(context: CommandContext, trigger: string) {
       const candidates = sources.collectLiveSources({ root: workspaceRoot(context), kinds, ...(task ? { task } : {}), paths: request.paths ?? [] });
       request.sources = { candidates, ...(profile !== undefined ? { profile } : {}) };
     }
-    return assembleContext(store, { ...request, log });
+    const result = await assembleContext(store, { ...request, log });
+    if (!withStaleness) return result;
+    // Only explain and JSON show the flags: plain builds do not pay for a git log.
+    const { staleFlagsFor } = await import('../node/git.js');
+    return markStale(result, await staleFlagsFor(workspaceRoot(context), store.latestArtifacts()));
   };
   // Logging writes the assembly_log row, so it goes through the locked write path.
   return log ? withWrite(context, run, false) : withRead(context, run);
@@ -113,7 +118,7 @@ const buildCommand: Command = {
   options: BUILD_OPTIONS,
   details: 'Prints Markdown by default; --format json prints the contract object (items, excluded, tokensUsed, text).',
   async run(context) {
-    const result = await build(context, 'cli');
+    const result = await build(context, 'cli', isJson(context));
     if (isJson(context)) return printJson(context, toContractJson(result));
     context.out(result.text);
     context.err(`${result.tokensUsed}/${result.budget} tokens (${result.tokenizer}); ${result.items.length} items, ${result.excluded.length} left out.`);
@@ -126,7 +131,7 @@ const explainCommand: Command = {
   usage: 'context-ledger explain [same options as build]',
   options: BUILD_OPTIONS,
   async run(context) {
-    const result = await build(context, 'cli-explain');
+    const result = await build(context, 'cli-explain', true);
     if (isJson(context)) return printJson(context, result);
     context.out(renderExplain(result));
   },

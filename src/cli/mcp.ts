@@ -11,7 +11,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AGENT_TOOLS, type AgentToolEnv, findAgentTool, type LedgerAccess, toolJsonSchema } from '../core/agentTools';
+import { UserError } from '../core/model';
+import { defaultDatabasePath } from '../node/files';
 import { type LedgerFile } from '../node/ledgerFile';
+import { readWorkspaceSetting } from '../node/workspaceSettings';
+import { stringOption } from './args';
 import { type Command, openLedger } from './commands';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
@@ -30,6 +34,23 @@ export function ledgerAccess(ledger: LedgerFile): LedgerAccess {
     },
     write: (fn) => ledger.write(fn),
   };
+}
+
+/**
+ * Whether build_context includes or holds agent-written knowledge nobody approved: the
+ * flag, else the workspace's own VS Code setting (so Claude Code in a repository set to
+ * "hold" is held back too, exactly like Copilot in the editor), else include.
+ */
+export function unreviewedPolicy(flag: string | undefined, cwd: string): { policy: 'include' | 'hold'; from: string } {
+  if (flag !== undefined) {
+    if (flag !== 'include' && flag !== 'hold') throw new UserError(`--unreviewed must be "include" or "hold", not "${flag}".`, 'For example --unreviewed hold.');
+    return { policy: flag, from: '--unreviewed' };
+  }
+  const found = defaultDatabasePath(cwd);
+  const root = found.found ? path.dirname(path.dirname(found.file)) : cwd;
+  const setting = readWorkspaceSetting(root, 'contextLedger.agent.unreviewed');
+  if (setting === 'include' || setting === 'hold') return { policy: setting, from: path.join(root, '.vscode', 'settings.json') };
+  return { policy: 'include', from: 'default' };
 }
 
 function errorText(error: unknown): string {
@@ -90,8 +111,16 @@ export function createMcpServer(env: AgentToolEnv): Server {
 export const mcpCommand: Command = {
   name: 'mcp',
   summary: 'Serve the ledger to AI agents as a Model Context Protocol server on stdio.',
-  usage: 'context-ledger mcp [--db <file>]',
-  options: {},
+  usage: 'context-ledger mcp [--db <file>] [--unreviewed include|hold]',
+  options: {
+    unreviewed: {
+      type: 'string',
+      value: 'include|hold',
+      description:
+        'Agent-written knowledge nobody approved: include it in build_context under an "unreviewed" marker, or hold it back. ' +
+        'Default: the workspace\'s contextLedger.agent.unreviewed in .vscode/settings.json, else include.',
+    },
+  },
   positionals: [0, 0],
   details:
     'Offers build_context, get_artifact, search_artifacts, create_artifact, propose_version and propose_supersession. ' +
@@ -99,11 +128,13 @@ export const mcpCommand: Command = {
   async run(context) {
     // Standard output belongs to the protocol: anything else that prints goes to stderr.
     console.log = console.info = console.debug = (...parts: unknown[]) => log(parts.map(String).join(' '));
+    const unreviewed = unreviewedPolicy(stringOption(context.options, 'unreviewed'), context.cwd);
     const ledger = await openLedger(context, true);
     const env: AgentToolEnv = {
       ledger: ledgerAccess(ledger),
       channel: 'mcp',
       workspaceRoot: path.resolve(context.cwd).replace(/\\/g, '/'),
+      assembleOptions: { unreviewed: unreviewed.policy },
     };
     const server = createMcpServer(env);
     const transport = new StdioServerTransport();
@@ -113,7 +144,7 @@ export const mcpCommand: Command = {
       process.stdin.once('close', () => resolve());
     });
     await server.connect(transport);
-    log(`serving ${ledger.file} on stdio`);
+    log(`serving ${ledger.file} on stdio; unreviewed knowledge: ${unreviewed.policy} (${unreviewed.from})`);
     await closed;
     await server.close().catch(() => undefined);
     ledger.close();

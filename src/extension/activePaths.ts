@@ -48,6 +48,8 @@ export interface ActivePathInput {
   visible: readonly string[];
   /** Other open tabs (workspace-relative). */
   open: readonly string[];
+  /** Files the current git branch changed (committed or not). */
+  branch?: readonly string[];
   activity: readonly FileActivity[];
   now: Date;
   halfLifeHours: number;
@@ -59,8 +61,8 @@ export interface ActivePathInput {
 
 /**
  * The active paths, most important first and without duplicates: visible editors, then
- * recently worked-on files, then other open tabs. (Paths the task names are added by
- * the assembler itself.)
+ * recently worked-on files, then the files the branch changed, then other open tabs.
+ * (Paths the task names are added by the assembler itself.)
  */
 export function activePaths(input: ActivePathInput): string[] {
   const out: string[] = [];
@@ -77,6 +79,8 @@ export function activePaths(input: ActivePathInput): string[] {
     .filter((r) => r.score >= minScore)
     .slice(0, input.maxRecent ?? 8)
     .forEach((r) => add(r.activity.path));
+  // What the branch changed is the work in progress, even when nobody opened it lately.
+  (input.branch ?? []).forEach(add);
   input.open.forEach(add);
   return out;
 }

@@ -11,6 +11,8 @@ import { type FileActivityTracker, relativePathIn } from './fileActivityTracker'
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 import { type EditorSourceRequest, EditorSources } from './sources';
+import type { GitTracker } from './git';
+import { markStale } from '../core/git';
 
 /** Who asked for a build; it ends up in the assembly log. */
 export type BuildTrigger = 'command' | 'preview' | 'status-bar' | 'auto-inject';
@@ -51,6 +53,7 @@ export class ContextService {
     private readonly config: ConfigService,
     private readonly tracker: FileActivityTracker,
     private readonly logger: Logger,
+    private readonly git?: GitTracker,
   ) {}
 
   /** The folder of the active editor, else the only folder (or the first that has a ledger). */
@@ -92,6 +95,7 @@ export class ContextService {
     return activePaths({
       visible,
       open,
+      branch: this.git?.branchFiles(folder) ?? [],
       activity: this.tracker.withPending(folder, store.fileActivity()),
       now,
       halfLifeHours: this.config.get(folder.uri).tracking.halfLifeHours,
@@ -125,7 +129,7 @@ export class ContextService {
       const paths = this.activePathsFor(folder, store, now);
       const task = store.getActiveTask();
       const live = await this.liveSources(folder, task, options.conversation);
-      const result = await assembleContext(store, {
+      const assembled = await assembleContext(store, {
         ...(live ? { sources: live } : {}),
         budget: options.budget ?? config.budget,
         tokenizer: config.tokenizer,
@@ -135,6 +139,7 @@ export class ContextService {
         trigger: options.trigger,
         log: options.log,
       });
+      const result = this.git ? markStale(assembled, this.git.staleFlags(folder)) : assembled;
       return { folder, result, paths, task, trigger: options.trigger, builtAt: now };
     };
     const built = options.log && ledger.exists() ? await ledger.writeAsync(run, 'log') : await ledger.read(run);

@@ -14,6 +14,7 @@ import { registerTaskCommands } from './commands/taskCommands';
 import { guarded } from './errors';
 import { ExplainDocuments } from './explainDocuments';
 import { FileActivityTracker } from './fileActivityTracker';
+import { GitTracker } from './git';
 import { COMMANDS, CONTEXT_KEYS } from './ids';
 import { registerInspector } from './inspector';
 import { registerInteropFeatures } from './interop';
@@ -47,18 +48,21 @@ export function activate(context: vscode.ExtensionContext): Services {
       return rel ? [rel] : [];
     }),
   );
-  const contexts = new ContextService(registry, config, tracker, logger);
+  const git = own(new GitTracker(registry, logger, context.workspaceState));
+  const contexts = new ContextService(registry, config, tracker, logger, git);
   const live = own(new LiveContext(contexts, registry, config, logger));
   const documents = own(new LedgerDocumentProvider(registry, logger));
   const explain = own(new ExplainDocuments());
   const autoInject = own(new AutoInjector(live, registry, config, logger, context.globalState));
   late.autoInject = autoInject;
-  const artifactTree = own(new ArtifactTreeProvider(registry, config, logger));
+  const artifactTree = own(new ArtifactTreeProvider(registry, config, logger, git));
   const taskTree = own(new TaskTreeProvider(registry, logger));
   const filesTree = own(new TrackedFilesProvider(registry, config, tracker, logger));
   own(new BudgetStatusBar(live, config));
 
-  const services: Services = { context, logger, config, registry, tracker, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
+  own(git.onDidChange(() => live.schedule()));
+
+  const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
 
   registerCommands(context, services);
   updateContextKeys(registry);
@@ -205,7 +209,8 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
     await vscode.window.showTextDocument(uri, { preview: false });
   });
 
-  register(COMMANDS.refresh, 'Refreshing', () => {
+  register(COMMANDS.refresh, 'Refreshing', async () => {
+    await Promise.all(s.registry.folders().map((folder) => s.git.refresh(folder)));
     s.artifactTree.refresh();
     s.taskTree.refresh();
     s.filesTree.refresh();

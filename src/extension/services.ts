@@ -4,6 +4,7 @@ import type { ConfigService } from './config';
 import type { ContextService } from './contextService';
 import type { ExplainDocuments } from './explainDocuments';
 import type { FileActivityTracker } from './fileActivityTracker';
+import type { GitTracker } from './git';
 import type { LedgerDocumentProvider } from './ledgerDocuments';
 import type { LedgerRegistry } from './ledgers';
 import type { LiveContext } from './liveContext';
@@ -19,6 +20,7 @@ export interface Services {
   config: ConfigService;
   registry: LedgerRegistry;
   tracker: FileActivityTracker;
+  git: GitTracker;
   contexts: ContextService;
   live: LiveContext;
   documents: LedgerDocumentProvider;

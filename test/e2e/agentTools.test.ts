@@ -7,6 +7,9 @@
  *  - an inbox file dropped into `.context-ledger/inbox/` appears in the Needs Review
  *    view, a malformed one lands in `inbox/rejected/` with its `.error`, and approving
  *    from the view clears the item.
+ *  - git, through the built-in Git extension (enabled here): a commit made while a task
+ *    is active becomes its event (Active Task view, `task events`), and the module memory
+ *    whose paths it changed is flagged possibly stale in the Artifacts tree.
  * Screenshots land in test-output/e2e/agent-tools/.
  */
 import { after, before, test } from 'node:test';
@@ -20,6 +23,7 @@ import {
   openView,
   openWorkbench,
   OUTPUT_DIR,
+  extensionLogLines,
   packageExtension,
   REPO_ROOT,
   runCommand,
@@ -81,8 +85,22 @@ exports.activate = (context) => {
 };
 `;
 
-function run(command: string, args: string[], cwd = REPO_ROOT): string {
-  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+function run(command: string, args: string[], cwd = REPO_ROOT, env: NodeJS.ProcessEnv = {}): string {
+  return execFileSync(command, args, { cwd, stdio: 'pipe', encoding: 'utf8', env: { ...process.env, CI: 'true', ...env } });
+}
+
+const GIT_ID = { GIT_AUTHOR_NAME: 'e2e', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'e2e', GIT_COMMITTER_EMAIL: 'e2e@example.com' };
+function git(args: string[], env: NodeJS.ProcessEnv = {}): string {
+  return run('git', args, workspace, { ...GIT_ID, ...env });
+}
+
+/** The sample workspace as a repository whose one commit is older than the sample's module memories (2026-03-02). */
+function initRepository(): void {
+  fs.writeFileSync(path.join(workspace, '.gitignore'), '.context-ledger/\n.e2e/\n.github/\n');
+  git(['init', '-q', '-b', 'main']);
+  git(['add', '.']);
+  const old = { GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' };
+  git(['commit', '-q', '-m', 'Sample marina app'], old);
 }
 
 function vsce(cwd: string, out: string, extra: string[] = []): void {
@@ -128,9 +146,10 @@ before(async () => {
   packageExtension();
   buildDriver();
   seedSampleWorkspace(tmp);
+  initRepository();
   await installVsix(VSIX, extensionsDir, userDataDir);
   await installVsix(DRIVER_VSIX, extensionsDir, userDataDir);
-  server = await startCodeServer({ workspace, extensionsDir, userDataDir, logFile: path.join(shots, 'code-server.log') });
+  server = await startCodeServer({ workspace, extensionsDir, userDataDir, logFile: path.join(shots, 'code-server.log'), settings: { 'git.enabled': true } });
   wb = await openWorkbench(server.url, workspace, shots);
 });
 
@@ -223,4 +242,41 @@ test('an inbox file appears in Needs Review; a malformed one is moved to rejecte
   await screenshot(page, '05-approved');
   const inboxList = JSON.parse(run(process.execPath, [CLI, 'inbox', '--db', db, '--format', 'json'])) as Array<{ title: string }>;
   assert.ok(!inboxList.some((a) => a.title === title), 'the CLI agrees it is reviewed');
+});
+
+test('a commit made while a task is active becomes its event, and flags the module memory of the files it changed as possibly stale', async () => {
+  const page = wb!.page;
+  // The extension has read HEAD through the Git extension before the commit is made.
+  await waitFor(
+    async () => Promise.resolve(extensionLogLines(userDataDir)),
+    (lines) => lines.some((l) => /Git: workspace is at [0-9a-f]{8} \(read through the Git extension's API\)/.test(l)),
+    'the extension to read HEAD through the Git extension',
+    TIMEOUTS.command,
+  );
+  await openView(page, 'Artifacts');
+  const before = await waitForTreeItems(page, 'Artifacts', (items) => items.some((i) => i.label === 'Module: src/payments'), TIMEOUTS.command);
+  assert.doesNotMatch(before.find((i) => i.label === 'Module: src/payments')!.description, /possibly stale/, 'the first commit is older than the memory');
+
+  run(process.execPath, [CLI, 'task', 'add', '--db', db, '--id', 'git-task', '--title', 'Handle retried webhooks once', '--activate']);
+  await openView(page, 'Active Task');
+  await waitForTreeItems(page, 'Active Task', (items) => items.some((i) => i.label === 'Handle retried webhooks once'), TIMEOUTS.command);
+  // Commit dates have whole seconds; the task must not look younger than the commit.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  fs.appendFileSync(path.join(workspace, 'src', 'payments', 'webhooks.ts'), '\n// Retries carry the same event id: handle each once.\n');
+  git(['commit', '-q', '-am', 'Handle retried webhooks once — idempotent']);
+  const hash = git(['rev-parse', 'HEAD']).trim();
+
+  const task = await waitForTreeItems(page, 'Active Task', (items) => items.some((i) => i.label === '1 commit while active'), TIMEOUTS.command);
+  assert.equal(task.find((i) => i.label === '1 commit while active')!.description, `${hash.slice(0, 8)} Handle retried webhooks once — idempotent`);
+  await screenshot(page, '06-commit-task-event');
+  const events = JSON.parse(run(process.execPath, [CLI, 'task', 'events', 'git-task', '--db', db, '--format', 'json'])) as Array<{ kind: string; payload: { hash?: string; subject?: string; files?: string[] } }>;
+  const commit = events.find((e) => e.kind === 'commit');
+  assert.equal(commit?.payload.hash, hash);
+  assert.equal(commit?.payload.subject, 'Handle retried webhooks once — idempotent');
+  assert.deepEqual(commit?.payload.files, ['src/payments/webhooks.ts']);
+
+  await openView(page, 'Artifacts');
+  const after = await waitForTreeItems(page, 'Artifacts', (items) => /possibly stale/.test(items.find((i) => i.label === 'Module: src/payments')?.description ?? ''), TIMEOUTS.command);
+  assert.doesNotMatch(after.find((i) => i.label === 'Module: src/bookings')?.description ?? '', /possibly stale/, 'its paths did not change');
+  await screenshot(page, '07-stale-module-memory');
 });

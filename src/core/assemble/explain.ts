@@ -1,3 +1,4 @@
+import { describeStale } from '../git';
 import { oneLine } from './render';
 import type { LiveReport } from '../sources/live';
 import type { AssembleResult, ScoreComponents } from './types';
@@ -20,8 +21,15 @@ export function toContractJson(result: AssembleResult): object {
       components: i.components,
       ...(i.redacted ? { redacted: true } : {}),
       ...(i.unreviewed ? { unreviewed: true, source: i.source } : {}),
+      ...(i.stale ? { stale: i.stale } : {}),
     })),
-    excluded: result.excluded.map((e) => ({ id: e.id, reason: e.reason, ...(e.detail ? { detail: e.detail } : {}), ...(e.score !== undefined ? { score: e.score } : {}) })),
+    excluded: result.excluded.map((e) => ({
+      id: e.id,
+      reason: e.reason,
+      ...(e.detail ? { detail: e.detail } : {}),
+      ...(e.score !== undefined ? { score: e.score } : {}),
+      ...(e.stale ? { stale: e.stale } : {}),
+    })),
     text: result.text,
     layers: result.layers,
     redactions: result.redactions,
@@ -71,12 +79,17 @@ export function renderExplain(result: AssembleResult): string {
     const parts = [shownUnreviewed > 0 ? `${shownUnreviewed} included under the "unreviewed" marker` : '', held > 0 ? `${held} held back until approved` : ''];
     lines.push('', `Unreviewed agent-written knowledge: ${parts.filter(Boolean).join(', ')} (decide with \`context-ledger review approve|reject <id>\`).`);
   }
+  const stale = result.items.filter((i) => i.stale).length + result.excluded.filter((e) => e.stale).length;
+  if (stale > 0) {
+    lines.push('', `Possibly stale: ${stale} module memor${stale === 1 ? 'y' : 'ies'} whose paths changed in commits after ${stale === 1 ? 'its' : 'their'} last update (check and update ${stale === 1 ? 'it' : 'them'}).`);
+  }
   lines.push('', 'Included:');
   if (result.items.length === 0) lines.push('  (nothing)');
   for (const item of result.items) {
-    lines.push(`  [${item.mode}]${item.unreviewed ? ` UNREVIEWED (${item.source})` : ''} ${oneLine(item.title)} (${item.type}, ${item.layer}) ${item.id}`);
+    lines.push(`  [${item.mode}]${item.unreviewed ? ` UNREVIEWED (${item.source})` : ''}${item.stale ? ' POSSIBLY STALE' : ''} ${oneLine(item.title)} (${item.type}, ${item.layer}) ${item.id}`);
     lines.push(`      ${item.tokens} tokens, score ${fmt(item.score)} = ${components(item.components)}`);
     lines.push(`      why: ${item.reason}`);
+    if (item.stale) lines.push(`      ${oneLine(describeStale(item.stale))}`);
   }
   const byReason = new Map<string, typeof result.excluded>();
   for (const e of result.excluded) {
@@ -90,7 +103,7 @@ export function renderExplain(result: AssembleResult): string {
     const sorted = [...list].sort((a, b) => (b.score ?? 0) - (a.score ?? 0) || (a.id < b.id ? -1 : 1));
     for (const e of sorted.slice(0, EXCLUDED_SHOWN)) {
       const score = e.score !== undefined ? `, score ${fmt(e.score)}${e.components ? ` = ${components(e.components)}` : ''}` : '';
-      lines.push(`    ${e.title} (${e.type}) ${e.id}${score}${e.detail ? ` — ${e.detail}` : ''}`);
+      lines.push(`    ${e.title} (${e.type}) ${e.id}${score}${e.detail ? ` — ${e.detail}` : ''}${e.stale ? `; ${oneLine(describeStale(e.stale))}` : ''}`);
     }
     if (sorted.length > EXCLUDED_SHOWN) lines.push(`    … and ${sorted.length - EXCLUDED_SHOWN} more`);
   }

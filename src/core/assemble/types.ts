@@ -1,3 +1,4 @@
+import type { StaleFlag } from '../git';
 import type { ArtifactType, TokenizerName } from '../model';
 import type { LiveReport, LiveSourcesRequest } from '../sources/live';
 import type { SourceKind } from '../sources/types';
@@ -155,6 +156,8 @@ export interface ResultItem {
   unreviewed?: boolean;
   /** Who wrote it (`agent:<name>`); set only for unreviewed items. */
   source?: string;
+  /** A module memory whose paths changed in commits after its last update (src/core/git.ts markStale). */
+  stale?: StaleFlag;
 }
 
 export interface ExcludedItem {
@@ -165,6 +168,7 @@ export interface ExcludedItem {
   detail?: string;
   score?: number;
   components?: ScoreComponents;
+  stale?: StaleFlag;
 }
 
 export interface AssembleResult {

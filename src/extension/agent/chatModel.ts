@@ -5,6 +5,7 @@
 import { AGENT_ARTIFACT_TYPES, MAX_AGENT_BODY_CHARS, MAX_TITLE_CHARS } from '../../core/agentTools';
 import type { AssembleResult, ExcludedItem, ResultItem } from '../../core/assemble/types';
 import { type Artifact, type ArtifactType, artifactUrn } from '../../core/model';
+import { describeStale } from '../../core/git';
 import { isUnreviewed } from '../../core/review';
 import { inline } from './lmToolModel';
 
@@ -170,6 +171,7 @@ export function explainArtifact(result: Pick<AssembleResult, 'items' | 'excluded
       `${head} is **in** the context, ${how}, in the ${included.layer} layer: ${included.tokens} tokens of ${result.tokensUsed} used.`,
       '',
       `Why: ${included.reason}. ${scoreLine(included.score, included.components as unknown as Record<string, number>)}`,
+      ...(included.stale ? ['', `⚠ ${inline(describeStale(included.stale))}.`] : []),
     ].join('\n');
   }
   const excluded = result.excluded.find((e) => e.id === artifact.id);
@@ -178,6 +180,7 @@ export function explainArtifact(result: Pick<AssembleResult, 'items' | 'excluded
       `${head} is **out** of the context: ${EXCLUSION_WORDS[excluded.reason] ?? excluded.reason}${excluded.detail ? ` (${excluded.detail})` : ''}.`,
       '',
       scoreLine(excluded.score, excluded.components as unknown as Record<string, number> | undefined),
+      ...(excluded.stale ? ['', `⚠ ${inline(describeStale(excluded.stale))}.`] : []),
     ].join('\n').trim();
   }
   return `${head} is **out** of the context: it was not a candidate for this build (status ${artifact.status}).`;

@@ -55,6 +55,7 @@ export function registerMcpServerProvider(s: Services): vscode.Disposable[] {
             execPath: process.execPath,
             version,
             multiRoot: folders.length > 1,
+            unreviewed: s.config.get(folder.uri).unreviewed,
           });
           const definition = new Definition(spec.label, spec.command, spec.args, spec.env, spec.version);
           definition.cwd = vscode.Uri.file(spec.cwd);
@@ -71,7 +72,7 @@ export function registerMcpServerProvider(s: Services): vscode.Disposable[] {
       vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => changed.fire()),
       vscode.workspace.onDidChangeConfiguration((event) => {
-        const ours = [AGENT_SETTINGS.mcpProvider, 'databasePath'].some((name) => event.affectsConfiguration(`${SETTINGS_SECTION}.${name}`));
+        const ours = [AGENT_SETTINGS.mcpProvider, 'databasePath', 'agent.unreviewed'].some((name) => event.affectsConfiguration(`${SETTINGS_SECTION}.${name}`));
         if (ours) changed.fire();
       }),
     ];

@@ -21,11 +21,13 @@ export function mcpServerSpec(options: {
   execPath: string;
   version: string;
   multiRoot: boolean;
+  /** The folder's contextLedger.agent.unreviewed, so MCP agents see what the language-model tools see. */
+  unreviewed?: 'include' | 'hold';
 }): McpServerSpec {
   return {
     label: options.multiRoot ? `Context Ledger (${options.folderName})` : 'Context Ledger',
     command: options.execPath,
-    args: [options.cliPath, 'mcp', '--db', options.databaseFile],
+    args: [options.cliPath, 'mcp', '--db', options.databaseFile, ...(options.unreviewed ? ['--unreviewed', options.unreviewed] : [])],
     // Makes Electron behave as plain Node; Node ignores it.
     env: { ELECTRON_RUN_AS_NODE: '1' },
     // The server makes absolute paths agents send relative to its working folder.

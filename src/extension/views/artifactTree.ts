@@ -17,6 +17,8 @@ import {
   TYPE_LABELS,
 } from '../artifactTreeModel';
 import type { ConfigService } from '../config';
+import { describeStale, type StaleFlag } from '../../core/git';
+import type { GitTracker } from '../git';
 import { DisposableBase } from '../disposable';
 import { COMMANDS, CONTEXT_KEYS, TREE_ITEM_KINDS, VIEWS } from '../ids';
 import type { LedgerRegistry } from '../ledgers';
@@ -79,9 +81,11 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     private readonly registry: LedgerRegistry,
     private readonly config: ConfigService,
     private readonly logger: Logger,
+    private readonly git?: GitTracker,
   ) {
     super();
     this.view = this.register(vscode.window.createTreeView(VIEWS.artifacts, { treeDataProvider: this, showCollapseAll: true }));
+    if (git) this.register(git.onDidChange(() => this.refresh()));
     this.register(
       registry.onDidChange((change) => {
         if (change.kind !== 'activity' && change.kind !== 'log') this.refresh();
@@ -217,10 +221,15 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
       !isVersion && a.version > 1 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `${node.kind}:${node.folder.uri.toString()}:${a.id}`;
-    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${a.title}` : artifactDescription(a, tokens);
+    const stale = isVersion ? undefined : this.git?.staleFlags(node.folder).get(a.id);
+    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${a.title}` : `${stale ? 'possibly stale · ' : ''}${artifactDescription(a, tokens)}`;
     const color = a.status === 'active' ? (a.pinned ? new vscode.ThemeColor('charts.yellow') : undefined) : new vscode.ThemeColor('disabledForeground');
-    item.iconPath = isVersion ? new vscode.ThemeIcon('versions') : new vscode.ThemeIcon(a.pinned ? 'pinned' : TYPE_ICONS[a.type], color);
-    item.tooltip = this.tooltip(a, tokens, isVersion);
+    item.iconPath = isVersion
+      ? new vscode.ThemeIcon('versions')
+      : stale
+        ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
+        : new vscode.ThemeIcon(a.pinned ? 'pinned' : TYPE_ICONS[a.type], color);
+    item.tooltip = this.tooltip(a, tokens, isVersion, stale);
     item.contextValue = isVersion
       ? TREE_ITEM_KINDS.version
       : a.status === 'archived'
@@ -231,13 +240,18 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
             ? TREE_ITEM_KINDS.artifactPinned
             : TREE_ITEM_KINDS.artifact;
     item.command = { command: COMMANDS.openArtifact, title: 'Open', arguments: [node] };
-    item.accessibilityInformation = { label: `${TYPE_LABELS[a.type].one}: ${a.title}${a.status !== 'active' ? `, ${a.status}` : ''}` };
+    item.accessibilityInformation = { label: `${TYPE_LABELS[a.type].one}: ${a.title}${a.status !== 'active' ? `, ${a.status}` : ''}${stale ? ', possibly stale' : ''}` };
     return item;
   }
 
-  private tooltip(a: Artifact, tokens: number | undefined, isVersion: boolean): vscode.MarkdownString {
+  private tooltip(a: Artifact, tokens: number | undefined, isVersion: boolean, stale?: StaleFlag): vscode.MarkdownString {
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown(`**${escapeInline(a.title)}**\n\n`);
+    if (stale) {
+      md.appendMarkdown(`$(warning) ${escapeInline(describeStale(stale))}. Check it against the code and update it.\n\n`);
+      for (const c of stale.commits.slice(0, 5)) md.appendMarkdown(`- \`${c.hash.slice(0, 8)}\` ${escapeInline(c.subject)} (${c.files.slice(0, 3).map((f) => escapeInline(f)).join(', ')})\n`);
+      md.appendMarkdown('\n');
+    }
     const facts = [
       `$(${TYPE_ICONS[a.type]}) ${TYPE_LABELS[a.type].one}`,
       `${SCOPE_LABELS[a.scope]} scope`,

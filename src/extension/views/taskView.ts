@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { commitLines } from '../../core/git';
 import type { Task } from '../../core/model';
 import { DisposableBase } from '../disposable';
 import { COMMANDS, CONTEXT_KEYS, TREE_ITEM_KINDS, VIEWS } from '../ids';
@@ -8,8 +9,10 @@ import type { Logger } from '../logger';
 export interface TaskNode {
   folder: vscode.WorkspaceFolder;
   task: Task;
-  field: 'title' | 'stage' | 'labels' | 'description' | 'folder' | 'artifacts';
+  field: 'title' | 'stage' | 'labels' | 'description' | 'folder' | 'artifacts' | 'commits';
   count?: number;
+  /** For `commits`: the recorded commits, newest first (short hash and subject). */
+  commits?: string[];
 }
 
 /**
@@ -47,15 +50,18 @@ export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataP
       try {
         const found = await this.registry.get(folder).read((store) => {
           const task = store.getActiveTask();
-          return task ? { task, count: store.listArtifacts({ taskId: task.id, status: 'active' }).length } : undefined;
+          if (!task) return undefined;
+          const commits = commitLines(store.taskEvents(task.id));
+          return { task, count: store.listArtifacts({ taskId: task.id, status: 'active' }).length, commits };
         });
         if (!found) continue;
-        const { task, count } = found;
+        const { task, count, commits } = found;
         if (multi) nodes.push({ folder, task, field: 'folder' });
         nodes.push({ folder, task, field: 'title' }, { folder, task, field: 'stage' });
         if (task.labels.length > 0) nodes.push({ folder, task, field: 'labels' });
         if (task.description.trim() !== '') nodes.push({ folder, task, field: 'description' });
         nodes.push({ folder, task, field: 'artifacts', count });
+        if (commits.length > 0) nodes.push({ folder, task, field: 'commits', count: commits.length, commits });
       } catch (error) {
         this.logger.error(`Reading the active task of ${folder.name}`, error);
       }
@@ -102,6 +108,14 @@ export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataP
         item.iconPath = new vscode.ThemeIcon('library');
         item.tooltip = 'Artifacts scoped to this task (they are in its context, and only in its context).';
         break;
+      case 'commits': {
+        const list = node.commits ?? [];
+        item.label = `${list.length} commit${list.length === 1 ? '' : 's'} while active`;
+        item.description = list[0];
+        item.iconPath = new vscode.ThemeIcon('git-commit');
+        item.tooltip = `Commits made while this task was active (its workflow memory and stage summaries list them):\n${list.slice(0, 15).join('\n')}${list.length > 15 ? `\n… and ${list.length - 15} earlier` : ''}`;
+        break;
+      }
     }
     return item;
   }

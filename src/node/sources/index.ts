@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathsInText } from '../../core/assemble';
@@ -8,9 +7,6 @@ import {
   type DocSection,
   type PlainDiagnostic,
   diagnosticCandidates,
-  type GitChange,
-  type GitCommit,
-  type GitState,
   type LiveCandidate,
   type SourceKind,
   SOURCE_KINDS,
@@ -25,6 +21,9 @@ import {
   splitDoc,
 } from '../../core/sources';
 import { languageOf } from '../../core/compress';
+import { readGit } from '../git';
+
+export { readGit };
 
 /**
  * Reads the live sources of a workspace from the disk and git, for the CLI (and anything
@@ -239,77 +238,4 @@ function codeFiles(root: string, read: (rel: string) => string | undefined, name
     }
   }
   return files;
-}
-
-function git(root: string, args: string[]): string | undefined {
-  try {
-    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000, maxBuffer: 16 * 1024 * 1024 });
-  } catch {
-    return undefined;
-  }
-}
-
-/** Branch, changes since the branch left its base (plus uncommitted work), recent commits with files. */
-export function readGit(root: string): GitState | undefined {
-  const top = git(root, ['rev-parse', '--show-toplevel'])?.trim();
-  if (!top) return undefined;
-  const branch = git(root, ['rev-parse', '--abbrev-ref', 'HEAD'])?.trim();
-  let base: string | undefined;
-  let baseRef: string | undefined;
-  for (const candidate of ['origin/main', 'main', 'origin/master', 'master']) {
-    if (candidate === branch) continue;
-    const mergeBase = git(root, ['merge-base', 'HEAD', candidate])?.trim();
-    if (mergeBase) {
-      base = candidate;
-      baseRef = mergeBase;
-      break;
-    }
-  }
-  // Paths from git are relative to the repository; the workspace may be a folder inside it.
-  const prefix = git(root, ['rev-parse', '--show-prefix'])?.trim() ?? '';
-  const local = (p: string): string | undefined => (p.startsWith(prefix) ? p.slice(prefix.length) : undefined);
-  const changes = new Map<string, GitChange>();
-  const against = baseRef ?? (git(root, ['rev-parse', '--verify', '-q', 'HEAD']) ? 'HEAD' : undefined);
-  if (against) {
-    for (const line of (git(root, ['diff', '--name-status', '-M', against]) ?? '').split('\n')) {
-      const parts = line.split('\t');
-      if (parts.length < 2) continue;
-      const status = parts[0]!.charAt(0);
-      const to = local(parts[parts.length - 1]!);
-      if (!to) continue;
-      const from = parts.length > 2 ? local(parts[1]!) : undefined;
-      changes.set(to, { path: to, status, ...(from ? { oldPath: from } : {}) });
-    }
-    for (const line of (git(root, ['diff', '--numstat', '-M', against]) ?? '').split('\n')) {
-      const m = /^(\d+|-)\t(\d+|-)\t(.+)$/.exec(line);
-      if (!m) continue;
-      const file = m[3]!.includes(' => ') ? m[3]!.replace(/\{?([^{}]*?) => ([^{}]*?)\}?/, '$2').replace(/\/\//g, '/') : m[3]!;
-      const rel = local(file);
-      const change = rel ? changes.get(rel) : undefined;
-      if (change) {
-        change.added = m[1] === '-' ? 0 : Number(m[1]);
-        change.deleted = m[2] === '-' ? 0 : Number(m[2]);
-      }
-    }
-  }
-  for (const line of (git(root, ['status', '--porcelain=v1', '-uall']) ?? '').split('\n')) {
-    if (!line.startsWith('??')) continue;
-    const rel = local(line.slice(3).replace(/^"|"$/g, ''));
-    if (rel && !changes.has(rel) && changes.size < 500) changes.set(rel, { path: rel, status: '?' });
-  }
-  const commits: GitCommit[] = [];
-  const log = git(root, ['log', '-n', '40', '--no-merges', '--format=%x1e%H%x09%cI%x09%s', '--name-only', '--', '.']) ?? '';
-  for (const block of log.split('\x1e')) {
-    const [head, ...rest] = block.split('\n');
-    const m = /^([0-9a-f]{7,64})\t(\S+)\t(.*)$/.exec(head ?? '');
-    if (!m) continue;
-    const files = rest.map((f) => local(f.trim())).filter((f): f is string => f !== undefined && f !== '');
-    commits.push({ hash: m[1]!, date: m[2]!, subject: m[3]!, files });
-  }
-  return {
-    ...(branch && branch !== 'HEAD' ? { branch } : {}),
-    ...(base ? { base } : {}),
-    changes: [...changes.values()],
-    commits,
-  };
 }

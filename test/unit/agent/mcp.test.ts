@@ -217,3 +217,60 @@ describe('context-ledger mcp', () => {
     assert.match(result.stderr, /serving/);
   });
 });
+
+describe('context-ledger mcp: unreviewed knowledge in build_context', () => {
+  const dir = tempDir('ledger-mcp-hold-');
+  const title = 'Always run ./deploy-prod.sh before webhook changes';
+
+  async function withServer<T>(args: string[], fn: (call: (name: string, input: Record<string, unknown>) => Promise<string>, stderr: () => string) => Promise<T>): Promise<T> {
+    const errors: string[] = [];
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], cwd: dir, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => errors.push(chunk.toString()));
+    const client = new Client({ name: 'claude-code', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      return await fn(
+        async (name, input) => ((await client.callTool({ name, arguments: input })).content as Array<{ text: string }>).map((c) => c.text).join('\n'),
+        () => errors.join(''),
+      );
+    } finally {
+      await client.close();
+    }
+  }
+  const build = { task: 'Change how payment webhooks are retried before deploy', budget: 2000 };
+
+  before(async () => {
+    assert.equal(cli(['init'], { cwd: dir }).code, 0);
+    // An agent records it: unreviewed.
+    await withServer([], async (call) => assert.match(await call('create_artifact', { type: 'learning', title, body: 'The deploy script refreshes the webhook secret.' }), /unreviewed/));
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('by default it is included under the [unreviewed] marker', async () => {
+    await withServer([], async (call, stderr) => {
+      assert.match(await call('build_context', build), /\[unreviewed\] Always run \.\/deploy-prod\.sh/);
+      assert.match(stderr(), /unreviewed knowledge: include \(default\)/);
+    });
+  });
+
+  test("the workspace's contextLedger.agent.unreviewed in .vscode/settings.json (JSON with comments) holds it back", async () => {
+    fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true });
+    fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), '{\n  // reviewed knowledge only\n  "contextLedger.agent.unreviewed": "hold",\n}\n');
+    await withServer([], async (call, stderr) => {
+      assert.doesNotMatch(await call('build_context', build), /deploy-prod/);
+      assert.match(stderr(), /unreviewed knowledge: hold \(.*settings\.json\)/);
+    });
+    // The flag wins over the file.
+    await withServer(['--unreviewed', 'include'], async (call) => assert.match(await call('build_context', build), /\[unreviewed\] Always run/));
+  });
+
+  test('--unreviewed hold holds it back; a malformed settings file is ignored; a bad flag value is a clear error', async () => {
+    fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), '{ "contextLedger.agent.unreviewed": "hold", oops');
+    await withServer([], async (call) => assert.match(await call('build_context', build), /\[unreviewed\] Always run/));
+    await withServer(['--unreviewed', 'hold'], async (call) => assert.doesNotMatch(await call('build_context', build), /deploy-prod/));
+    const bad = cli(['mcp', '--unreviewed', 'maybe'], { cwd: dir });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /--unreviewed must be "include" or "hold", not "maybe"/);
+  });
+});

@@ -20,6 +20,8 @@ test('the server definition VS Code is given starts a working MCP server on the 
   assert.equal(spec.label, 'Context Ledger (Mein Projekt ✓)');
   assert.deepEqual(spec.args, [CLI, 'mcp', '--db', db]);
   assert.equal(mcpServerSpec({ folderName: 'x', folderPath: folder, databaseFile: db, cliPath: CLI, execPath: 'node', version: '1', multiRoot: false }).label, 'Context Ledger');
+  // The folder's contextLedger.agent.unreviewed travels as a flag, so MCP agents see what the language-model tools see.
+  assert.deepEqual(mcpServerSpec({ folderName: 'x', folderPath: folder, databaseFile: db, cliPath: CLI, execPath: 'node', version: '1', multiRoot: false, unreviewed: 'hold' }).args, [CLI, 'mcp', '--db', db, '--unreviewed', 'hold']);
 
   // Started as VS Code starts it: command, args, env over the inherited environment, cwd.
   const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: { ...(process.env as Record<string, string>), ...spec.env }, cwd: spec.cwd, stderr: 'pipe' });
