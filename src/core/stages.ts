@@ -83,6 +83,8 @@ export function summarizeStage(store: LedgerStore, taskId: string, to: string): 
       const sha = text(e.payload.sha) ?? text(e.payload.hash) ?? text(e.payload.commit);
       const message = text(e.payload.message) ?? text(e.payload.subject);
       if (sha || message) commits.push([sha?.slice(0, 8), message?.split('\n', 1)[0]].filter(Boolean).join(' '));
+      // Commits recorded from git carry their files: what the stage changed, even in files never opened here.
+      if (Array.isArray(e.payload.files)) for (const f of e.payload.files) if (typeof f === 'string' && f !== '' && !files.includes(f)) files.push(f);
     } else if (e.kind === 'file_touched') {
       const path = text(e.payload.path) ?? text(e.payload.file);
       if (path && !files.includes(path)) files.push(path);

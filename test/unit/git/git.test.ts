@@ -103,6 +103,7 @@ describe('commits as task events', () => {
     assert.match(workflowNarrative(store.taskEvents(task.id), 3), /Commits: d4000000 Handle retried webhooks once/);
     const { summary } = moveTaskToStage(store, task.id, 'review');
     assert.deepEqual(summary?.commits, ['d4000000 Handle retried webhooks once']);
+    assert.deepEqual(summary?.filesChanged, ['src/payments/webhooks.ts'], "the commit's files count as changed in the stage");
   });
 });
 
