@@ -31,6 +31,8 @@ export interface BuildOptions {
   now?: Date;
   /** A what-if budget instead of the setting (the inspector's "try budget N"); such a build is not remembered as the last one. */
   budget?: number;
+  /** Count what each excluded artifact would cost in full (the inspector shows it). */
+  excludedTokens?: boolean;
 }
 
 /**
@@ -96,7 +98,8 @@ export class ContextService {
 
   async build(folder: vscode.WorkspaceFolder, options: BuildOptions): Promise<BuiltContext> {
     const config = this.config.get(folder.uri);
-    const assembleOptions = this.config.assembleOptions(folder.uri);
+    const configured = this.config.assembleOptions(folder.uri);
+    const assembleOptions = options.excludedTokens ? { ...configured, reportExcludedTokens: true } : configured;
     const ledger = this.registry.get(folder);
     const now = options.now ?? new Date();
     const run = async (store: LedgerStore): Promise<BuiltContext> => {

@@ -1,5 +1,5 @@
 import { oneLine } from './render';
-import type { LiveReport } from '../sources/live';
+import type { LiveReport } from '../sources/report';
 import type { AssembleResult, ScoreComponents } from './types';
 
 /** The JSON of `context-ledger build --format json` (cli-contract.md), with the explain data alongside. */
