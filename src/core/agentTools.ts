@@ -27,7 +27,7 @@ import {
 } from './model';
 import { asUnreviewed, type AgentChannel, isUnreviewed, nextVersionId, reviewBadge } from './review';
 import type { LedgerStore } from './store';
-import type { LiveSourcesRequest } from './sources/live';
+import type { LiveSourcesRequest } from './sources/report';
 import { TokenCounter } from './tokens';
 
 // ------------------------------------------------------------------ environment

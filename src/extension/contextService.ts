@@ -3,7 +3,7 @@ import { assembleContext } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble';
 import type { Task } from '../core/model';
 import { type ChatTurn, conversationCandidates } from '../core/sources';
-import type { LiveSourcesRequest } from '../core/sources/live';
+import type { LiveSourcesRequest } from '../core/sources/report';
 import type { LedgerStore } from '../core/store';
 import { activePaths } from './activePaths';
 import type { ConfigService } from './config';
@@ -37,6 +37,8 @@ export interface BuildOptions {
   budget?: number;
   /** The chat an `@ledger` request is part of: the conversation source. */
   conversation?: readonly ChatTurn[];
+  /** Count what each excluded artifact would cost in full (the inspector shows it). */
+  excludedTokens?: boolean;
 }
 
 /**
@@ -122,7 +124,8 @@ export class ContextService {
 
   async build(folder: vscode.WorkspaceFolder, options: BuildOptions): Promise<BuiltContext> {
     const config = this.config.get(folder.uri);
-    const assembleOptions = this.config.assembleOptions(folder.uri);
+    const configured = this.config.assembleOptions(folder.uri);
+    const assembleOptions = options.excludedTokens ? { ...configured, reportExcludedTokens: true } : configured;
     const ledger = this.registry.get(folder);
     const now = options.now ?? new Date();
     const run = async (store: LedgerStore): Promise<BuiltContext> => {

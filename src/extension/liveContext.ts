@@ -27,6 +27,9 @@ export class LiveContext extends DisposableBase {
   private current: LiveState = { kind: 'none' };
   /** When only file activity changed, a rebuild is skipped if the active paths stayed the same. */
   private activityOnly = false;
+  /** Open views that show excluded artifacts' costs; counting every body is slow on a big ledger's first build, so only while one is open. */
+  private detailUsers = 0;
+  private currentHasDetail = false;
 
   constructor(
     private readonly contexts: ContextService,
@@ -62,6 +65,15 @@ export class LiveContext extends DisposableBase {
     return this.current;
   }
 
+  /** While the returned disposable lives, builds also count what each excluded artifact would cost. */
+  wantDetail(): vscode.Disposable {
+    this.detailUsers++;
+    if (this.current.kind === 'built' && !this.currentHasDetail) this.schedule(0);
+    return new vscode.Disposable(() => {
+      this.detailUsers--;
+    });
+  }
+
   /** Rebuild soon (e.g. after a command changed something the events do not cover). */
   schedule(delayMs = DEBOUNCE_MS): void {
     this.activityOnly = false;
@@ -86,9 +98,11 @@ export class LiveContext extends DisposableBase {
       if (activityOnly && this.current.kind === 'built' && this.current.built.folder === folder) {
         const previous = this.current.built.paths;
         const paths = await this.registry.get(folder).read((store) => this.contexts.activePathsFor(folder, store));
-        if (paths.length === previous.length && paths.every((p, i) => p === previous[i])) return;
+        if (paths.length === previous.length && paths.every((p, i) => p === previous[i]) && (this.currentHasDetail || this.detailUsers === 0)) return;
       }
-      const built = await this.contexts.build(folder, { trigger: 'status-bar', log: false });
+      const detail = this.detailUsers > 0;
+      const built = await this.contexts.build(folder, { trigger: 'status-bar', log: false, ...(detail ? { excludedTokens: true } : {}) });
+      this.currentHasDetail = detail;
       this.publish({ kind: 'built', built });
     } catch (error) {
       const folder = this.contexts.currentFolder();

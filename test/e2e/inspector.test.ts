@@ -39,6 +39,8 @@ const NEW_BUDGET = 3000;
 const VSIX = VSIX_PATH;
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const RULE_BODY_ID = 'harbor-const-1';
+/** Included for src/payments/webhooks.ts; AGENTS.md carries its body as one of its sections. */
+const SECTION_ID = 'harbor-learn-1';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-inspector-'));
 const workspace = path.join(tmp, 'workspace');
@@ -55,15 +57,30 @@ function run(command: string, args: string[], cwd = REPO_ROOT): string {
 interface CliBuild {
   tokensUsed: number;
   budget: number;
-  items: Array<{ id: string; mode: string; title: string }>;
+  items: Array<{ id: string; mode: string; title: string; tokens: number }>;
   excluded: Array<{ id: string; reason: string }>;
   candidates: number;
+}
+
+function sampleArtifacts(): Array<{ id: string; body: string; scope: string }> {
+  return fs
+    .readFileSync(path.join(REPO_ROOT, 'sample', 'knowledge.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { id: string; body: string; scope: string });
 }
 
 function cliBuild(budget: number, paths: string[], log = false): CliBuild {
   const args = [CLI, 'build', '--db', db, '--budget', String(budget), '--format', 'json', ...paths.flatMap((p) => ['--path', p])];
   if (!log) args.push('--no-log');
   return JSON.parse(run(process.execPath, args, workspace)) as CliBuild;
+}
+
+/** What the checks below use of the webview page's globals (the e2e tests compile without the DOM library). */
+interface PageGlobals {
+  scrollTo(x: number, y: number): void;
+  getComputedStyle(element: unknown): { fill: string; backgroundColor: string };
+  document: { body: unknown };
 }
 
 /** The inspector's page: the webview sits two iframes deep in the workbench. */
@@ -86,12 +103,17 @@ before(async () => {
   // Two logged builds for the history timeline.
   cliBuild(800, ['src/payments/webhooks.ts'], true);
   cliBuild(BUDGET, ['src/bookings/holds.ts'], true);
-  // Agent files: Copilot's always-on file repeats a ledger rule word for word; a Python-only file does not apply.
-  const rule = (fs.readFileSync(path.join(REPO_ROOT, 'sample', 'knowledge.jsonl'), 'utf8').split('\n').map((l) => (l.trim() ? (JSON.parse(l) as { id: string; body: string }) : undefined)).find((a) => a?.id === RULE_BODY_ID))!.body;
+  // Agent files: Copilot's always-on file says a ledger rule again in its own layout (bullets, capitals, other
+  // punctuation); AGENTS.md carries a ledger learning as one of its sections; a Python-only file does not apply.
+  const section = sampleArtifacts().find((a) => a.id === SECTION_ID)!.body;
   fs.mkdirSync(path.join(workspace, '.github', 'instructions'), { recursive: true });
-  fs.writeFileSync(path.join(workspace, '.github', 'copilot-instructions.md'), `# Harbor\n\n${rule}\n\nUse pnpm. Räder und Zahlungen — 日本語.\n`);
+  fs.writeFileSync(
+    path.join(workspace, '.github', 'copilot-instructions.md'),
+    '# Harbor\n\n- PAYMENT CARD DATA — PAN / CVC / expiry — must never reach: logs; error messages; analytics events; test fixtures!\n' +
+      '- Use maskPan() (src/payments/mask.ts) when a card must be referred to.\n\nUse pnpm. Räder und Zahlungen — 日本語.\n',
+  );
   fs.writeFileSync(path.join(workspace, '.github', 'instructions', 'python.instructions.md'), '---\napplyTo: "**/*.py"\n---\nFormat with black.\n');
-  fs.writeFileSync(path.join(workspace, 'AGENTS.md'), '# Agents\n\nRun `npm test` before every commit.\n');
+  fs.writeFileSync(path.join(workspace, 'AGENTS.md'), `# Agents\n\nRun \`npm test\` before every commit.\n\n## Webhooks\n\n${section}\n\n## Releases\n\nTag from main only.\n`);
   server = await startCodeServer({
     workspace,
     extensionsDir: path.join(tmp, 'extensions'),
@@ -162,11 +184,23 @@ test('filtering, the agent files and the history tab', async () => {
   const copilot = frame.locator('#agent-files tr[data-path=".github/copilot-instructions.md"]');
   await copilot.waitFor({ state: 'visible' });
   assert.equal(await copilot.getAttribute('data-applies'), 'true');
-  assert.match((await copilot.textContent()) ?? '', /Never log card numbers or CVCs \(\d+, same text\)/);
+  // Found by content, not by an exact copy: the rule in other layout is the same text, all of it read twice.
+  const ruleTokens = cliBuild(BUDGET, JSON.parse((await summary(page))['data-paths']!) as string[]).items.find((i) => i.id === RULE_BODY_ID)!;
+  const flag = copilot.locator(`.overlap[data-id="${RULE_BODY_ID}"]`);
+  assert.equal(Number(await flag.getAttribute('data-share')), 1);
+  assert.match((await flag.textContent()) ?? '', new RegExp(`Never log card numbers or CVCs \\(100%, ${ruleTokens.tokens} of ${ruleTokens.tokens} tokens, same text\\)`));
+  const agents = frame.locator('#agent-files tr[data-path="AGENTS.md"]');
+  assert.equal(Number(await agents.locator(`.overlap[data-id="${SECTION_ID}"]`).getAttribute('data-share')), 1, 'the learning AGENTS.md carries as a section is flagged');
   assert.equal(await frame.locator('#agent-files tr[data-path=".github/instructions/python.instructions.md"]').getAttribute('data-applies'), 'false');
   assert.equal(await frame.locator('#agent-files tr[data-path="AGENTS.md"]').getAttribute('data-applies'), 'true');
   assert.match((await frame.locator('#agent-total').textContent()) ?? '', /ledger tokens repeat what those files already say/);
   await screenshot(page, '02-agent-files');
+  // The items table flags the same artifacts where the user looks at them.
+  await frame.locator('vscode-tab-header[data-tab="items"]').click();
+  const pill = frame.locator(`#items tbody tr[data-id="${RULE_BODY_ID}"] .pill-overlap`);
+  await pill.waitFor({ state: 'visible' });
+  assert.match((await pill.textContent()) ?? '', /100% also in \.github\/copilot-instructions\.md/);
+  assert.equal(await frame.locator(`#items tbody tr[data-id="${SECTION_ID}"] .pill-overlap[data-overlap="AGENTS.md"]`).count(), 1);
 
   await frame.locator('vscode-tab-header[data-tab="history"]').click();
   await frame.locator('svg.timeline').waitFor({ state: 'visible' });
@@ -183,6 +217,17 @@ test('a click opens the artifact; Pin brings a left-out artifact into the contex
   assert.ok(out, 'the sample leaves some artifact below the threshold');
   const row = frame.locator(`#items tbody tr[data-id="${out.id}"]`);
   const title = ((await row.locator('.col-title a').textContent()) ?? '').trim();
+  // A left-out row says where it would go and what it would cost in full.
+  const scope = sampleArtifacts().find((a) => a.id === out.id)!.scope;
+  assert.equal(((await row.locator('.col-layer').textContent()) ?? '').trim(), scope === 'path' ? 'global' : scope);
+  const wouldCost = await waitFor(async () => Number(((await row.locator('.col-tokens').textContent()) ?? '').trim().replace(/,/g, '')), (n) => Number.isInteger(n) && n > 0, `the token count of the left-out "${title}"`);
+  assert.match((await row.locator('.col-tokens .would').getAttribute('title')) ?? '', new RegExp(`would take ${wouldCost} tokens in full`));
+  const superseded = cliBuild(BUDGET, JSON.parse(s['data-paths']!) as string[]).excluded.find((e) => e.reason === 'superseded');
+  if (superseded) {
+    const sRow = frame.locator(`#items tbody tr[data-id="${superseded.id}"]`);
+    assert.equal(((await sRow.locator('.col-layer').textContent()) ?? '').trim(), sampleArtifacts().find((a) => a.id === superseded.id)!.scope);
+    assert.match(((await sRow.locator('.col-tokens').textContent()) ?? '').trim(), /^\d[\d,]*$/);
+  }
   await row.locator('.col-title a').click();
   await waitFor(() => activeEditorText(page), (text) => text.includes(title), `"${title}" to open in an editor`);
   await screenshot(page, '03a-artifact-opened');
@@ -193,6 +238,10 @@ test('a click opens the artifact; Pin brings a left-out artifact into the contex
   await frame.locator(`#items tbody tr[data-id="${out.id}"] vscode-button`, { hasText: 'Pin' }).click();
   await waitFor(() => frame.locator(`#items tbody tr[data-id="${out.id}"]`).getAttribute('data-status'), (st) => st !== null && st !== 'excluded', `"${title}" to be included after pinning`, 45_000);
   assert.equal(((await frame.locator(`#items tbody tr[data-id="${out.id}"] .col-layer`).textContent()) ?? '').trim(), 'fixed', 'a pinned artifact sits in the fixed layer');
+  // Now in: the CLI counts what the panel said it would cost.
+  const pinned = cliBuild(BUDGET, JSON.parse(s['data-paths']!) as string[]).items.find((i) => i.id === out.id);
+  assert.equal(pinned?.mode, 'full');
+  assert.equal(pinned.tokens, wouldCost, 'the left-out row showed the cost it has once in');
   await frame.locator(`#items tbody tr[data-id="${out.id}"] vscode-button`, { hasText: 'Unpin' }).waitFor({ state: 'visible' });
   await screenshot(page, '03b-pinned');
 });
@@ -263,8 +312,19 @@ test('screenshots in light and high-contrast themes', async () => {
       await row.click();
       await waitFor(() => page.locator('.monaco-workbench').getAttribute('class'), (c) => (c ?? '').split(/\s+/).includes(want), `the ${theme} theme`, 30_000);
     });
-    await inspector(page).locator('#summary').waitFor({ state: 'visible' });
+    const frame = inspector(page);
+    await frame.locator('#summary').waitFor({ state: 'visible' });
+    await frame.locator('#summary').evaluate(() => (globalThis as unknown as PageGlobals).scrollTo(0, 0));
     await page.waitForTimeout(800);
+    // Every segment of the bar is painted in a colour of its own, none lost in the theme's background.
+    const colours = await frame.locator('svg.bar rect').evaluateAll((rects: unknown[]) => {
+      const g = globalThis as unknown as PageGlobals;
+      const page = g.getComputedStyle(g.document.body).backgroundColor;
+      return rects.map((r) => ({ key: (r as { getAttribute(name: string): string | null }).getAttribute('data-key'), fill: g.getComputedStyle(r).fill, page }));
+    });
+    assert.ok(colours.length >= 2, `segments: ${JSON.stringify(colours)}`);
+    assert.equal(new Set(colours.map((c) => c.fill)).size, colours.length, `distinct fills in ${theme}: ${JSON.stringify(colours)}`);
+    for (const c of colours.filter((x) => x.key !== 'headroom')) assert.notEqual(c.fill, c.page, `${c.key} is visible on the ${theme} background`);
     const file = await screenshot(page, name);
     assert.ok(fs.statSync(file).size > 10_000, `${file} is a real screenshot`);
   }
@@ -282,16 +342,21 @@ test('"Show details" of "Build agent context" opens the inspector, whose history
   await waitFor(async () => Number(((await historyBadge.textContent()) ?? '').trim()), (n) => n === before + 1, 'one more build in the history');
 });
 
-test('the inspector is restored after a reload', async () => {
+test('the inspector is restored after a reload, on the tab it was on', async () => {
   const page = wb!.page;
-  await page.reload({ waitUntil: 'domcontentloaded' });
+  const before = await summary(page);
+  await inspector(page).locator('vscode-tab-header[data-tab="agent"]').click();
+  await inspector(page).locator('#agent-files').waitFor({ state: 'visible' });
+  // As a user reloads: the workbench saves its state (the webview's included) on the way down.
+  await Promise.all([page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 60_000 }), runCommand(page, 'Developer: Reload Window')]);
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 90_000 });
   await waitForWorkbenchReady(page);
   await withFailureScreenshot(page, 'restore', async () => {
     await inspector(page).locator('#summary').waitFor({ state: 'visible', timeout: 60_000 });
   });
   const s = await summary(page);
-  assert.equal(Number(s['data-budget']), NEW_BUDGET);
+  assert.equal(Number(s['data-budget']), Number(before['data-budget']));
+  await withFailureScreenshot(page, 'restore-tab', () => inspector(page).locator('#agent-files').waitFor({ state: 'visible' }));
   const csp = wb!.consoleErrors.filter((e) => /Content Security Policy|Refused to/i.test(e));
   assert.deepEqual(csp, [], 'no CSP violations');
   await screenshot(page, '08-restored');

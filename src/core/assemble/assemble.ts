@@ -124,6 +124,11 @@ interface Candidate {
   bm25: number;
 }
 
+/** Where an artifact goes before path matching: a path-scope one that matches nothing may rank in global instead. */
+function intendedLayer(a: Artifact): Candidate['layer'] {
+  return a.type === 'constitution' || a.pinned ? 'fixed' : a.scope === 'task' ? 'task' : a.scope === 'path' ? 'path' : 'global';
+}
+
 interface Rendered {
   title: string;
   memo: RenderMemo;
@@ -303,7 +308,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   for (const doc of idx.docs) {
     const a = doc.artifact;
     for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
-    const base = { id: a.id, title: a.title, type: a.type };
+    const base = { id: a.id, title: a.title, type: a.type, layer: intendedLayer(a) };
     if (a.status === 'superseded') {
       const by = supersededBy.get(a.chainId) ?? (typeof a.extra.supersededBy === 'string' ? a.extra.supersededBy : undefined);
       excluded.push({ ...base, reason: 'superseded', ...(by ? { detail: `superseded by ${by}` } : {}) });
@@ -342,20 +347,17 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
         if (m && (!pathMatch || m.specificity > pathMatch.specificity)) pathMatch = m;
       }
     }
-    const fixed = a.type === 'constitution' || a.pinned;
-    let layer: Candidate['layer'];
+    const fixed = base.layer === 'fixed';
+    let layer = base.layer;
     let unmatchedPath = false;
-    if (fixed) layer = 'fixed';
-    else if (a.scope === 'task') layer = 'task';
-    else if (a.scope === 'path' && pathMatch) layer = 'path';
-    else if (a.scope === 'path') {
+    if (layer === 'path' && !pathMatch) {
       if (options.unmatchedPathArtifacts === 'exclude' || doc.globs.length === 0) {
         excluded.push({ ...base, reason: 'path-mismatch', detail: `paths ${a.paths.join(', ')} match no active path` });
         continue;
       }
       layer = 'global';
       unmatchedPath = true;
-    } else layer = 'global';
+    }
     const proximity = unmatchedPath ? pathProximity(doc.globs, active) : 0;
     const referenced =
       task !== undefined &&
@@ -393,7 +395,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     const evidence = queryEmpty || score > 0 || referenced || pathMatch !== undefined || proximity > 0;
     const relevantEnough = components.relevance >= options.minRelevance * options.weights.relevance || referenced || pathMatch !== undefined;
     if (!fixed && (!evidence || !relevantEnough || candidate.score <= 0)) {
-      excluded.push({ ...base, reason: 'below-threshold', score: candidate.score, components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
+      excluded.push({ ...base, layer, reason: 'below-threshold', score: candidate.score, components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
       continue;
     }
     candidates.push(candidate);
@@ -697,6 +699,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       id: c.artifact.id,
       title: c.artifact.title,
       type: c.artifact.type,
+      layer: c.layer,
       reason: 'budget',
       score: round(c.score),
       components: roundComponents(c.components),
@@ -705,12 +708,20 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const inPack = new Set(allEntries.map((e) => e.key));
   for (const c of candidates) {
     if (inPack.has(c.artifact.id)) continue;
-    excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
+    excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
   }
   if (options.reportOlderVersions) {
     const latestIds = new Set(idx.docs.map((d) => d.artifact.id));
     for (const a of store.listArtifacts({ allVersions: true })) {
-      if (!latestIds.has(a.id)) excluded.push({ id: a.id, title: a.title, type: a.type, reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
+      if (!latestIds.has(a.id)) excluded.push({ id: a.id, title: a.title, type: a.type, layer: intendedLayer(a), reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
+    }
+  }
+
+  if (options.reportExcludedTokens) {
+    const byId = new Map(idx.docs.map((d) => [d.artifact.id, d.artifact]));
+    for (const e of excluded) {
+      const a = byId.get(e.id) ?? store.getArtifact(e.id);
+      if (a) e.tokens = artifactCost(build, a, 3);
     }
   }
 

@@ -1,6 +1,6 @@
 import { describeStale } from '../git';
 import { oneLine } from './render';
-import type { LiveReport } from '../sources/live';
+import type { LiveReport } from '../sources/report';
 import type { AssembleResult, ScoreComponents } from './types';
 
 /** The JSON of `context-ledger build --format json` (cli-contract.md), with the explain data alongside. */

@@ -34,6 +34,7 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   workflowShare: 0.08,
   instructionsShare: 0.05,
   reportOlderVersions: false,
+  reportExcludedTokens: false,
   unreviewed: 'include',
   stagePrompts: Object.freeze({ ...DEFAULT_STAGE_PROMPTS }),
 });
@@ -113,6 +114,7 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
     workflowShare: finiteNumber(p.workflowShare ?? d.workflowShare, 'workflowShare', 0, 1),
     instructionsShare: finiteNumber(p.instructionsShare ?? d.instructionsShare, 'instructionsShare', 0, 1),
     reportOlderVersions: flag(p.reportOlderVersions, d.reportOlderVersions, 'reportOlderVersions'),
+    reportExcludedTokens: flag(p.reportExcludedTokens, d.reportExcludedTokens, 'reportExcludedTokens'),
     unreviewed,
     stagePrompts: { ...d.stagePrompts, ...(prompts as Record<string, string>) },
   };

@@ -1,6 +1,6 @@
 import type { StaleFlag } from '../git';
 import type { ArtifactType, TokenizerName } from '../model';
-import type { LiveReport, LiveSourcesRequest } from '../sources/live';
+import type { LiveReport, LiveSourcesRequest } from '../sources/report';
 import type { SourceKind } from '../sources/types';
 
 /** Artifact layers, then one layer per live source (present in a result only when sources were given). */
@@ -97,6 +97,11 @@ export interface AssembleOptions {
   /** Explain mode: also report older versions of chains (bigger result). */
   reportOlderVersions: boolean;
   /**
+   * Inspector: give every excluded artifact its token count in full. Counts are cached per
+   * body, but the first build of a large ledger counts every body once, so it is opt-in.
+   */
+  reportExcludedTokens: boolean;
+  /**
    * Agent-written artifacts no person has approved: 'include' shows them under a visible
    * "unreviewed" marker, 'hold' leaves them out (reason `unreviewed`) until approved.
    */
@@ -164,6 +169,10 @@ export interface ExcludedItem {
   id: string;
   title: string;
   type: ArtifactType;
+  /** The layer it was (or would have been) placed in. */
+  layer?: Layer;
+  /** What it would cost in full, with `reportExcludedTokens`. */
+  tokens?: number;
   reason: ExclusionReason;
   detail?: string;
   score?: number;

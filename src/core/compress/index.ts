@@ -8,16 +8,12 @@ import { languageOf, stripComments } from './lexer';
 import { outlineCode } from './outline';
 import { collapseBlank, heavyProse, lightProse, mediumProse } from './prose';
 import { terms } from '../assemble/text';
+import type { CompressionLevel, ContentKind } from './types';
 
 export { languageOf } from './lexer';
 export { outlineCode, type OutlineOptions } from './outline';
 export { splitSentences } from './prose';
-
-export const COMPRESSION_LEVELS = ['light', 'medium', 'heavy'] as const;
-export type CompressionLevel = (typeof COMPRESSION_LEVELS)[number];
-
-/** How a text is compressed: prose by sentences, code by declarations, config by keys. */
-export type ContentKind = 'markdown' | 'text' | 'code' | 'config';
+export { COMPRESSION_LEVELS, type CompressionLevel, type ContentKind } from './types';
 
 export interface CompressInput {
   text: string;

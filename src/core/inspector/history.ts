@@ -19,6 +19,7 @@ export interface BuildSnapshot {
   excluded: Array<[string, string]>;
 }
 
+/** A logged build on the timeline: the log row's figures, its columns read as a snapshot. */
 export interface HistoryEntry {
   id: number;
   at: string;
@@ -31,17 +32,7 @@ export interface HistoryEntry {
 }
 
 /** The fields of a store AssemblyLogRow this module reads (structural, so core/store is not imported). */
-export interface LogRowLike {
-  id: number;
-  at: string;
-  trigger: string;
-  budget: number;
-  tokensUsed: number;
-  tokenizer: string;
-  candidates: number;
-  included: unknown;
-  excluded: unknown;
-}
+export type LogRowLike = Omit<HistoryEntry, 'snapshot'> & { included: unknown; excluded: unknown };
 
 export function snapshotOfResult(result: Pick<AssembleResult, 'items' | 'excluded'>): BuildSnapshot {
   return {

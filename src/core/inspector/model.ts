@@ -12,9 +12,13 @@ import type { BuildSnapshot, HistoryEntry } from './history';
 export interface AgentFileOverlap {
   id: string;
   title: string;
-  /** Tokens the ledger spends on it (the second time the agent reads it). */
+  /** Tokens the ledger spends on the artifact. */
+  itemTokens: number;
+  /** Share of the artifact's text (0..1) the file also says. */
+  share: number;
+  /** About how many of its tokens the agent reads twice (share x itemTokens). */
   tokens: number;
-  how: 'imported from this file' | 'same text';
+  how: 'imported from this file' | 'same text' | 'overlapping text';
 }
 
 export interface AgentFileRow {
@@ -34,7 +38,7 @@ export interface AgentFilesView {
   alwaysOnTokens: number;
   ledgerTokens: number;
   totalTokens: number;
-  /** Ledger tokens spent on text an applying file already carries. */
+  /** About how many ledger tokens repeat text an applying file already carries. */
   overlapTokens: number;
 }
 
@@ -88,9 +92,9 @@ export interface ItemRow {
   title: string;
   type: string;
   status: RowStatus;
-  /** Excluded artifacts have no layer: they were never placed. */
+  /** Excluded: the layer it would have been placed in. */
   layer?: Layer;
-  /** Tokens it takes in the rendered context (excluded: undefined). */
+  /** Tokens it takes in the rendered context; excluded: what it would take in full (when the build counted it). */
   tokens?: number;
   score?: number;
   components?: ScoreComponents;
@@ -210,6 +214,8 @@ export function itemRows(result: Pick<AssembleResult, 'items' | 'excluded'>): It
       title: e.title,
       type: e.type,
       status: 'excluded',
+      ...(e.layer !== undefined ? { layer: e.layer } : {}),
+      ...(e.tokens !== undefined ? { tokens: e.tokens } : {}),
       ...(e.score !== undefined ? { score: e.score } : {}),
       ...(e.components ? { components: e.components } : {}),
       reason: exclusionText(e.reason, e.detail),

@@ -5,53 +5,10 @@ import { type CompressionLevel, compressText, taskTerms } from '../compress';
 import { UserError } from '../model';
 import { contentHash, type TokenCounter } from '../tokens';
 import { SourceCache } from './cache';
-import { type ProfileTask, type TaskProfile, detectProfile, resolveProfileRules, resolveSourceSettings } from './profiles';
+import { type ProfileTask, detectProfile, resolveProfileRules, resolveSourceSettings } from './profiles';
 import { type RankedLive, liveQuery, rankLive } from './rank';
+import type { LiveExcluded, LiveItem, LiveMode, LiveReport, LiveSourcesRequest } from './report';
 import { type LiveCandidate, type SourceKind, type SourcesSettings, SOURCE_KINDS, isSourceKind } from './types';
-
-/** What a caller hands `assembleContext` to bring live sources in (all collected beforehand). */
-export interface LiveSourcesRequest {
-  candidates: LiveCandidate[];
-  /** Per-source on/off, threshold, token cap (`contextLedger.sources.*`); defaults fill the rest. */
-  settings?: unknown;
-  /** A task profile name, or `auto` / absent to detect it from the task. */
-  profile?: string;
-  /** Profile detection rules from settings (labels and keywords per profile). */
-  profileRules?: unknown;
-}
-
-export type LiveMode = 'full' | 'compressed' | 'title';
-
-export interface LiveItem {
-  key: string;
-  source: SourceKind;
-  title: string;
-  mode: LiveMode;
-  tokens: number;
-  relevance: number;
-  /** For `compressed`: the level applied and tokens after / before. */
-  compression?: { level: CompressionLevel; ratio: number; tokensBefore: number };
-  reason: string;
-  redacted?: boolean;
-}
-
-export interface LiveExcluded {
-  key: string;
-  source: SourceKind;
-  title: string;
-  reason: 'below-threshold' | 'source-off' | 'budget';
-  relevance: number;
-  detail: string;
-}
-
-export interface LiveReport {
-  profile: TaskProfile;
-  profileReason: string;
-  /** Sources in the profile's order. */
-  priorities: SourceKind[];
-  items: LiveItem[];
-  excluded: LiveExcluded[];
-}
 
 /** Within a source, how much more the best match is worth than a weaker one. */
 const VALUE_EXPONENT = 1.5;

@@ -1,4 +1,4 @@
-import type { ContentKind } from '../compress';
+import type { ContentKind } from '../compress/types';
 
 /**
  * Live sources: what the workspace says is true now, beside what the ledger says the team

@@ -46,6 +46,7 @@ export class InspectorPanel extends DisposableBase {
     this.register(panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)));
     this.register(panel.onDidChangeViewState(() => panel.visible && void this.refresh()));
     this.register(s.live.onDidUpdate((state) => void this.show(state)));
+    this.register(s.live.wantDetail());
     this.register(files.onDidChange(() => void this.refresh()));
     // A logged build (e.g. "Build agent context") adds to the history without changing the live context.
     this.register(s.registry.onDidChange((change) => change.kind === 'log' && panel.visible && void this.refresh()));

@@ -13,8 +13,9 @@ import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { html, nothing, render, svg, type TemplateResult } from 'lit';
+import { keyed } from 'lit/directives/keyed.js';
 import { diffSnapshots, type BuildDiff, type BuildSnapshot } from '../../core/inspector/history';
-import { ROW_STATUSES, type AgentFilesView, type BarSegment, type InspectorModel, type ItemRow, type RowStatus } from '../../core/inspector/model';
+import { ROW_STATUSES, type AgentFileOverlap, type AgentFilesView, type BarSegment, type InspectorModel, type ItemRow, type RowStatus } from '../../core/inspector/model';
 import { parseHostMessage, parseWebviewState, type WebviewMessage, type WebviewState } from '../../core/inspector/protocol';
 import { DEFAULT_QUERY, queryRows, SORT_KEYS, type SortKey } from '../../core/inspector/query';
 
@@ -46,6 +47,8 @@ const ui = {
 };
 
 let model: InspectorModel | undefined;
+/** Per artifact, the applying agent files that already say (part of) it, for the items table. */
+let overlapsByItem = new Map<string, Array<{ path: string; overlap: AgentFileOverlap }>>();
 let empty: string | undefined;
 let trial: { budget: number; tokensUsed: number; diff: BuildDiff } | undefined;
 let notice: string | undefined;
@@ -64,6 +67,20 @@ const nf = new Intl.NumberFormat();
 const fmt = (n: number): string => nf.format(n);
 const score = (n: number | undefined): string => (n === undefined ? '—' : n.toFixed(2));
 const percent = (part: number, whole: number): string => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '—');
+const share = (n: number): string => `${Math.round(n * 100)}%`;
+
+function indexOverlaps(view: AgentFilesView | undefined): Map<string, Array<{ path: string; overlap: AgentFileOverlap }>> {
+  const out = new Map<string, Array<{ path: string; overlap: AgentFileOverlap }>>();
+  for (const file of view?.files ?? []) {
+    if (!file.applies || file.kind === 'ledger') continue;
+    for (const overlap of file.overlaps) {
+      const list = out.get(overlap.id) ?? [];
+      list.push({ path: file.path, overlap });
+      out.set(overlap.id, list);
+    }
+  }
+  return out;
+}
 
 function time(iso: string): string {
   const d = new Date(iso);
@@ -98,12 +115,12 @@ function legend(segments: readonly BarSegment[]): TemplateResult {
 // ---------------------------------------------------------------- items
 
 const STATUS_LABEL: Record<RowStatus, string> = { full: 'In full', preview: 'Preview', title: 'Title only', excluded: 'Left out' };
-const COLUMNS: Array<{ key: SortKey | 'reason' | 'actions'; label: string }> = [
+const COLUMNS: Array<{ key: SortKey | 'reason' | 'actions'; label: string; title?: string }> = [
   { key: 'title', label: 'Artifact' },
   { key: 'status', label: 'Status' },
   { key: 'type', label: 'Type' },
   { key: 'layer', label: 'Layer' },
-  { key: 'tokens', label: 'Tokens' },
+  { key: 'tokens', label: 'Tokens', title: 'Tokens in the context; for a left-out artifact, what it would take in full' },
   { key: 'score', label: 'Score' },
   { key: 'reason', label: 'Why' },
   { key: 'actions', label: '' },
@@ -140,28 +157,32 @@ function itemsTab(m: InspectorModel): TemplateResult {
         ui.page = 0;
         update();
       }}></vscode-textfield>
-      <vscode-single-select id="status-filter" .value=${statusValue} @change=${(e: Event) => {
-        const v = (e.target as HTMLSelectElement).value;
-        ui.statuses = v === 'all' ? [] : v === 'included' ? ['full', 'preview', 'title'] : [v as RowStatus];
-        ui.page = 0;
-        update();
-      }}>
-        <vscode-option value="all">All (${fmt(m.rows.length)})</vscode-option>
-        <vscode-option value="included">Included (${fmt(m.counts.full + m.counts.preview + m.counts.title)})</vscode-option>
-        ${ROW_STATUSES.map((s) => html`<vscode-option value=${s}>${STATUS_LABEL[s]} (${fmt(m.counts[s])})</vscode-option>`)}
-      </vscode-single-select>
+      ${keyed(
+        // The select shows the label it read when it was made: a new one when the counts change.
+        `${m.rows.length}|${ROW_STATUSES.map((s) => m.counts[s]).join('|')}`,
+        html`<vscode-single-select id="status-filter" .value=${statusValue} @change=${(e: Event) => {
+          const v = (e.target as HTMLSelectElement).value;
+          ui.statuses = v === 'all' ? [] : v === 'included' ? ['full', 'preview', 'title'] : [v as RowStatus];
+          ui.page = 0;
+          update();
+        }}>
+          <vscode-option value="all">All (${fmt(m.rows.length)})</vscode-option>
+          <vscode-option value="included">Included (${fmt(m.counts.full + m.counts.preview + m.counts.title)})</vscode-option>
+          ${ROW_STATUSES.map((s) => html`<vscode-option value=${s}>${STATUS_LABEL[s]} (${fmt(m.counts[s])})</vscode-option>`)}
+        </vscode-single-select>`,
+      )}
       <span class="pager">
         <span id="range">${fmt(first)}–${fmt(last)} of ${fmt(page.total)}</span>
         <vscode-button secondary ?disabled=${page.page === 0} @click=${() => { ui.page--; update(); }}>Previous</vscode-button>
         <vscode-button secondary ?disabled=${page.page >= page.pages - 1} @click=${() => { ui.page++; update(); }}>Next</vscode-button>
       </span>
     </div>
-    <table id="items" class="grid">
+    <div class="scroll rows"><table id="items" class="grid">
       <thead><tr>
         ${COLUMNS.map((c) => {
           const sortable = (SORT_KEYS as readonly string[]).includes(c.key);
           const active = ui.sort === c.key;
-          return html`<th class=${`col-${c.key}${sortable ? ' sortable' : ''}`} aria-sort=${active ? (ui.descending ? 'descending' : 'ascending') : 'none'}
+          return html`<th class=${`col-${c.key}${sortable ? ' sortable' : ''}`} title=${c.title ?? nothing} aria-sort=${active ? (ui.descending ? 'descending' : 'ascending') : 'none'}
             @click=${sortable ? () => onSort(c.key as SortKey) : nothing}>${c.label}${active ? (ui.descending ? ' ▾' : ' ▴') : ''}</th>`;
         })}
       </tr></thead>
@@ -169,7 +190,22 @@ function itemsTab(m: InspectorModel): TemplateResult {
         ${page.rows.map((row) => itemRow(row))}
         ${page.rows.length === 0 ? html`<tr><td colspan="8" class="muted">${m.rows.length === 0 ? 'The ledger has no candidates for this context.' : 'No artifact matches the filter.'}</td></tr>` : nothing}
       </tbody>
-    </table>`;
+    </table></div>`;
+}
+
+function tokensCell(row: ItemRow): TemplateResult | string {
+  if (row.tokens === undefined) return '—';
+  if (row.status !== 'excluded') return fmt(row.tokens);
+  return html`<span class="would" title=${`Left out; it would take ${fmt(row.tokens)} tokens in full`}>${fmt(row.tokens)}</span>`;
+}
+
+function overlapPills(row: ItemRow): TemplateResult | typeof nothing {
+  const found = overlapsByItem.get(row.id);
+  if (!found) return nothing;
+  return html`${found.map(
+    ({ path, overlap }) =>
+      html` <span class="pill pill-overlap" data-overlap=${path} title=${`${path} already says ${share(overlap.share)} of it (${overlap.how}): about ${fmt(overlap.tokens)} of its ${fmt(overlap.itemTokens)} tokens are read twice`}>⚠ ${share(overlap.share)} also in ${path}</span>`,
+  )}`;
 }
 
 function itemRow(row: ItemRow): TemplateResult {
@@ -178,9 +214,9 @@ function itemRow(row: ItemRow): TemplateResult {
     <td class="col-status"><span class="pill pill-${row.status}">${STATUS_LABEL[row.status]}</span></td>
     <td class="col-type">${row.type}</td>
     <td class="col-layer">${row.layer ?? '—'}</td>
-    <td class="col-tokens num">${row.tokens === undefined ? '—' : fmt(row.tokens)}</td>
+    <td class="col-tokens num">${tokensCell(row)}</td>
     <td class="col-score num" title=${components(row)}>${score(row.score)}<div class="components">${components(row)}</div></td>
-    <td class="col-reason">${row.reason}${row.redacted ? html` <span class="pill">secrets masked</span>` : nothing}</td>
+    <td class="col-reason">${row.reason}${row.redacted ? html` <span class="pill">secrets masked</span>` : nothing}${overlapPills(row)}</td>
     <td class="col-actions">
       ${row.pinned
         ? html`<vscode-button secondary title="Unpin: let it compete on its score" aria-label=${`Unpin ${row.title}`} @click=${() => post({ type: 'pin', id: row.id, pinned: false })}>Unpin</vscode-button>`
@@ -213,7 +249,7 @@ function tryBudget(m: InspectorModel): TemplateResult {
 function diffTable(diff: BuildDiff): TemplateResult {
   if (diff.entries.length === 0) return html`<p class="muted diff-none">The same artifacts, in the same form.</p>`;
   const label = { in: 'Came in', out: 'Went out', mode: 'Changed' } as const;
-  return html`<table class="grid diff">
+  return html`<div class="scroll"><table class="grid diff">
     <thead><tr><th>Change</th><th>Artifact</th><th>Before → after</th><th class="num">Tokens</th><th>Why</th></tr></thead>
     <tbody>${diff.entries.map(
       (e) => html`<tr data-id=${e.id} data-change=${e.change}>
@@ -224,7 +260,7 @@ function diffTable(diff: BuildDiff): TemplateResult {
         <td>${e.why}</td>
       </tr>`,
     )}</tbody>
-  </table>`;
+  </table></div>`;
 }
 
 // ---------------------------------------------------------------- agent files
@@ -240,7 +276,7 @@ function agentTab(m: InspectorModel): TemplateResult {
     </p>
     ${view.files.length === 0
       ? html`<p class="muted">No agent rule files in this workspace (.github/copilot-instructions.md, .github/instructions/*.instructions.md, AGENTS.md, CLAUDE.md, .cursor/rules, .clinerules).</p>`
-      : html`<table id="agent-files" class="grid">
+      : html`<div class="scroll"><table id="agent-files" class="grid">
           <thead><tr><th>File</th><th>Loaded</th><th>Why</th><th class="num">Tokens</th><th class="num">chars/4</th><th>Also in the ledger block</th></tr></thead>
           <tbody>${view.files.map(
             (f) => html`<tr data-path=${f.path} data-applies=${String(f.applies)}>
@@ -249,10 +285,14 @@ function agentTab(m: InspectorModel): TemplateResult {
               <td>${f.why}</td>
               <td class="num">${fmt(f.tokens)}</td>
               <td class="num">${fmt(f.estimate)}</td>
-              <td>${f.overlaps.length === 0 ? '—' : f.overlaps.map((o) => html`<div class="overlap" title=${o.how}>⚠ ${o.title} (${fmt(o.tokens)}, ${o.how})</div>`)}</td>
+              <td>${f.overlaps.length === 0
+                ? '—'
+                : f.overlaps.map(
+                    (o) => html`<div class="overlap" data-id=${o.id} data-share=${o.share} title=${`About ${fmt(o.tokens)} of the artifact's ${fmt(o.itemTokens)} tokens repeat this file`}>⚠ ${o.title} (${share(o.share)}, ${fmt(o.tokens)} of ${fmt(o.itemTokens)} tokens, ${o.how})</div>`,
+                  )}</td>
             </tr>`,
           )}</tbody>
-        </table>`}`;
+        </table></div>`}`;
 }
 
 // ---------------------------------------------------------------- history
@@ -349,6 +389,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       // A trial compares with the current budget; a new budget makes it stale.
       if (model && model.budget !== message.model.budget) trial = undefined;
       model = message.model;
+      overlapsByItem = indexOverlaps(model.agentFiles);
       empty = undefined;
       break;
     case 'empty':

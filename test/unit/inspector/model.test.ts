@@ -90,6 +90,44 @@ describe('inspector view model', () => {
     assert.doesNotThrow(() => JSON.parse(JSON.stringify(m)));
   });
 
+  test('excluded rows carry the layer they would be in and what they would cost in full', async () => {
+    const inputs = [
+      artifact('rule', { type: 'constitution', title: 'Never log card numbers', body: 'Never log card numbers or CVCs.' }),
+      ...Array.from({ length: 12 }, (_, i) => artifact(`n${i}`)),
+      artifact('py', { title: 'Python webhook formatting', scope: 'path', paths: ['tools/**/*.py'] }),
+      artifact('theirs', { title: 'Webhook note of another task', scope: 'task', taskId: 'other-task' }),
+      artifact('gone', { title: 'Archived webhook note', status: 'archived' }),
+      artifact('far', { title: 'Marina berth glossary', body: 'Berths, moorings and slipways, explained for the harbour office. '.repeat(4) }),
+    ];
+    const store = await seeded(inputs);
+    const request = { budget: 400, now: NOW, task: TASK, paths: ['src/payments/webhooks.ts'], log: false, options: { reportExcludedTokens: true, unmatchedPathArtifacts: 'exclude' as const } };
+    const tight = await assembleContext(store, request);
+    const rows = new Map(model(tight).rows.map((r) => [r.id, r]));
+    const cut = model(tight).rows.filter((r) => r.reasonCode === 'budget');
+    assert.ok(cut.length > 0, 'a 400-token budget cuts some of the notes');
+    // What a cut note would cost is what it does cost once the budget lets it in, in full.
+    const roomy = await assembleContext(store, { ...request, budget: 20_000 });
+    for (const row of cut) {
+      const placed = roomy.items.find((i) => i.id === row.id);
+      assert.equal(placed?.mode, 'full');
+      assert.equal(row.layer, placed.layer);
+      assert.equal(row.tokens, placed.tokens, `${row.id}: reported ${row.tokens}, costs ${placed.tokens}`);
+    }
+    assert.equal(rows.get('py')?.reasonCode, 'path-mismatch');
+    assert.equal(rows.get('py')?.layer, 'path');
+    assert.equal(rows.get('theirs')?.layer, 'task');
+    assert.equal(rows.get('gone')?.layer, 'global');
+    assert.equal(rows.get('far')?.reasonCode, 'below-threshold');
+    assert.equal(rows.get('far')?.layer, 'global');
+    for (const id of ['py', 'theirs', 'gone', 'far']) assert.ok((rows.get(id)?.tokens ?? 0) > 10, `${id} has a full token count`);
+
+    // Without the option the layer is still there (free), the counts are not, and the context is the same to the byte.
+    const plain = await assembleContext(store, { ...request, options: { unmatchedPathArtifacts: 'exclude' } });
+    assert.equal(plain.text, tight.text);
+    assert.equal(plain.outputHash, tight.outputHash);
+    assert.ok(plain.excluded.every((e) => e.tokens === undefined && e.layer !== undefined));
+  });
+
   test('pinned artifacts are marked so the table offers Unpin', async () => {
     const store = await seeded([artifact('p1'), artifact('p2')]);
     const result = await build(store, 8000);
@@ -235,7 +273,9 @@ describe('what the agent will actually see', () => {
     assert.equal(view.totalTokens, view.alwaysOnTokens + 500);
     assert.deepEqual(by.get('.github/copilot-instructions.md')?.overlaps.map((o) => [o.id, o.how]), [['r1', 'same text']]);
     assert.deepEqual(by.get('AGENTS.md')?.overlaps.map((o) => [o.id, o.how]), [['r2', 'imported from this file']]);
-    assert.equal(view.overlapTokens, 29);
+    // r2 was imported from AGENTS.md but no longer says what the file says: flagged, nothing read twice.
+    assert.deepEqual(by.get('AGENTS.md')?.overlaps.map((o) => [o.share, o.tokens]), [[0, 0]]);
+    assert.equal(view.overlapTokens, 20);
   });
 
   test('no agent files: nothing extra on the bill', () => {
