@@ -61,7 +61,24 @@ function classify(code: number): 0 | 1 | 2 | 3 {
   return LETTER_OR_DIGIT.test(String.fromCharCode(code)) ? 1 : 0;
 }
 
+/**
+ * Normalised words, memoised by their raw spelling (null: not a term): indexing meets the
+ * same few thousand spellings millions of times.
+ */
+const normalMemo = new Map<string, string | null>();
+const NORMAL_MEMO_LIMIT = 200_000;
+
 function normalizeWord(raw: string): string | undefined {
+  let normal = normalMemo.get(raw);
+  if (normal === undefined) {
+    normal = normalizeUncached(raw) ?? null;
+    if (normalMemo.size >= NORMAL_MEMO_LIMIT) normalMemo.clear();
+    normalMemo.set(raw, normal);
+  }
+  return normal ?? undefined;
+}
+
+function normalizeUncached(raw: string): string | undefined {
   let word = raw.toLowerCase();
   // "ADR-0042" and "adr 42" are the same reference.
   if (/^\d+$/.test(word)) word = word.replace(/^0+(?=\d)/, '');
