@@ -743,9 +743,9 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       components: roundComponents(c.components),
     });
   }
-  const inPack = new Set(allEntries.map((e) => e.key));
+  const inPack = new Set(allEntries.map((e) => entryOf.get(e)!));
   for (const c of candidates) {
-    if (inPack.has(c.artifact.id)) continue;
+    if (inPack.has(c)) continue;
     excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
   }
   if (options.reportOlderVersions) {
