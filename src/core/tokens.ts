@@ -22,7 +22,7 @@ const LONG_RUN = 400;
 const LONG_RUN_PATTERN = new RegExp(`\\S{${LONG_RUN + 1},}`, 'u');
 
 /** Characters of text kept as keys of a counter's by-text memo before it starts over. */
-const BY_TEXT_CHARS = 16 * 1024 * 1024;
+const BY_TEXT_CHARS = 4 * 1024 * 1024;
 
 const encodingCache = new Map<TokenizerName, Promise<Encoding>>();
 
@@ -75,11 +75,11 @@ export class TokenCounter {
     let n = this.byText.get(text);
     if (n !== undefined) return n;
     n = text.length < 64 ? this.countUncached(text) : this.countWithHash(text, contentHash(text));
-    if (this.byTextChars + text.length > BY_TEXT_CHARS) {
-      this.byText.clear();
-      this.byTextChars = 0;
-    }
     if (text.length <= BY_TEXT_CHARS / 16) {
+      if (this.byTextChars + text.length > BY_TEXT_CHARS) {
+        this.byText.clear();
+        this.byTextChars = 0;
+      }
       this.byText.set(text, n);
       this.byTextChars += text.length;
     }
