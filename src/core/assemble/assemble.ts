@@ -303,16 +303,16 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     if (p && !active.some((a) => a.path === p.path && a.isDir === p.isDir)) active.push(p);
   }
   const idx = ledgerIndex(store, { fieldWeights: options.fieldWeights, fieldB: options.fieldB, k1: options.k1 });
+  const optionsKey = JSON.stringify([options.redact, options.redactAllow, options.previewChars]);
   const build: Build = {
     store,
     options,
     counter,
     tokenizer,
     idx,
-    optionsKey: JSON.stringify([options.redact, options.redactAllow, options.previewChars]),
-    memoKey: '',
+    optionsKey,
+    memoKey: `${tokenizer}|${optionsKey}`,
   };
-  build.memoKey = `${tokenizer}|${build.optionsKey}`;
 
   const sources: QuerySource[] = [];
   if (task) {

@@ -69,7 +69,7 @@ interface Form {
 }
 
 /** Candidate texts as shown (secrets masked) and their hashes, by text: collectors hand the same texts to every build. */
-const prepared = new SourceCache<{ text: string; redactions: Record<string, number>; hash: string }>(4000);
+const prepared = new SourceCache<{ text: string; redactions: Record<string, number>; hash: string }>(1000);
 
 /** Compressed texts survive between builds (the status bar rebuilds often): keyed by content and task terms. */
 const compressions = new SourceCache<string>(4000);

@@ -34,7 +34,7 @@ export interface RankedLive {
 const SATURATION = 0.6;
 
 /** Distinct terms per text: collectors hand the same file texts to every build. */
-const termSets = new SourceCache<Set<string>>(4000);
+const termSets = new SourceCache<Set<string>>(1000);
 
 export function textRelevance(candidate: LiveCandidate, query: LiveQuery): number {
   if (query.size === 0) return 0;
