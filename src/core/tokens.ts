@@ -21,6 +21,9 @@ const COUNT_AS_TEXT = { disallowedSpecial: new Set<string>() };
 const LONG_RUN = 400;
 const LONG_RUN_PATTERN = new RegExp(`\\S{${LONG_RUN + 1},}`, 'u');
 
+/** Characters of text kept as keys of a counter's by-text memo before it starts over. */
+const BY_TEXT_CHARS = 4 * 1024 * 1024;
+
 const encodingCache = new Map<TokenizerName, Promise<Encoding>>();
 
 /** Loads a tokenizer on first use only: loading o200k_base costs ~0.3 s. */
@@ -49,6 +52,12 @@ export function contentHash(text: string): string {
 /** A loaded tokenizer that counts synchronously, with an in-memory and optional persistent cache. */
 export class TokenCounter {
   private readonly memo = new Map<string, number>();
+  /**
+   * Counts by the text itself: warm builds count the same blocks and documents again, and
+   * looking a string up costs far less than hashing it with SHA-256 first.
+   */
+  private readonly byText = new Map<string, number>();
+  private byTextChars = 0;
 
   private constructor(
     readonly tokenizer: TokenizerName,
@@ -63,8 +72,18 @@ export class TokenCounter {
   /** Exact count of `text` (an upper bound for pathological unbroken runs, see LONG_RUN). */
   count(text: string): number {
     if (text.length === 0) return 0;
-    if (text.length < 64) return this.countUncached(text);
-    return this.countWithHash(text, contentHash(text));
+    let n = this.byText.get(text);
+    if (n !== undefined) return n;
+    n = text.length < 64 ? this.countUncached(text) : this.countWithHash(text, contentHash(text));
+    if (text.length <= BY_TEXT_CHARS / 16) {
+      if (this.byTextChars + text.length > BY_TEXT_CHARS) {
+        this.byText.clear();
+        this.byTextChars = 0;
+      }
+      this.byText.set(text, n);
+      this.byTextChars += text.length;
+    }
+    return n;
   }
 
   /** Count for text whose hash the caller already has (artifact bodies carry one). */

@@ -169,7 +169,8 @@ async function answerDialog(title: RegExp, button: 'Yes' | 'Cancel', shot: strin
     assert.match(text, title);
     await screenshot(page, shot);
     await dialog.locator('.monaco-button', { hasText: new RegExp(`^${button}$`) }).first().click();
-    await dialog.waitFor({ state: 'hidden' });
+    // The next tool call's dialog can open before this one is seen gone: wait for this one, by its text.
+    await page.locator('.monaco-dialog-box', { hasText: title }).waitFor({ state: 'hidden' });
     return text;
   });
 }

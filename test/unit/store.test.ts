@@ -156,11 +156,31 @@ describe('tasks, activity, feedback, log', () => {
     assert.equal(store.recentAssemblies()[0]?.id, id);
   });
 
-  test('token counts are cached by (content hash, tokenizer)', async () => {
+  test('token counts are cached by (content hash, tokenizer) and written with the database', async () => {
     const store = await memoryStore();
     store.putTokenCount('h', 'o200k_base', 42);
     assert.equal(store.getTokenCount('h', 'o200k_base'), 42);
     assert.equal(store.getTokenCount('h', 'cl100k_base'), undefined);
+    const generation = store.generation;
+    store.putTokenCount('h2', 'cl100k_base', 7);
+    assert.equal(store.generation, generation, 'a count is not a change of the ledger');
+    const reopened = LedgerStore.open(await loadSqlJs(), store.export());
+    assert.equal(reopened.getTokenCount('h', 'o200k_base'), 42);
+    assert.equal(reopened.getTokenCount('h2', 'cl100k_base'), 7);
+    assert.equal(reopened.getTokenCount('h2', 'o200k_base'), undefined);
+  });
+
+  test('every artifact lists newest first, ties by id, the same with and without a limit', async () => {
+    // Several artifacts share a time: the clock steps only every third call.
+    let calls = 0;
+    const store = await memoryStore({ now: () => new Date(Date.UTC(2026, 0, 1) + Math.floor(calls++ / 3) * 1000) });
+    for (const id of ['m', 'b', 'z', 'a', 'ü', 'k', 'c', 'y']) store.createArtifact({ id, type: 'note', title: id, body: `body of ${id}` });
+    store.updateArtifact('b', { body: 'changed' });
+    const all = store.listArtifacts().map((a) => `${a.updatedAt} ${a.id}`);
+    assert.equal(all.length, 8);
+    assert.deepEqual(all, [...all].sort((x, y) => (x.slice(0, 24) === y.slice(0, 24) ? (x < y ? -1 : 1) : x < y ? 1 : -1)));
+    assert.deepEqual(all, store.listArtifacts({ limit: 100 }).map((a) => `${a.updatedAt} ${a.id}`));
+    assert.deepEqual(store.listArtifacts({ type: 'note' }).map((a) => a.id), store.listArtifacts({ type: 'note', limit: 100 }).map((a) => a.id));
   });
 });
 

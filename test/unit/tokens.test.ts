@@ -38,6 +38,17 @@ describe('token counts', () => {
     assert.equal(store.getTokenCount(contentHash(text), 'o200k_base'), first);
   });
 
+  test('counts stay exact when the same texts come back, after far more text than the memo keeps', async () => {
+    const counter = await TokenCounter.load('o200k_base');
+    const texts = Array.from({ length: 200 }, (_, i) => `${i} ${'Ünïcode ✓ 日本 words '.repeat(3 + (i % 5))}`.repeat(1 + (i % 50) * 10));
+    const first = texts.map((t) => counter.count(t));
+    // Over 4 M characters of distinct text went through: the by-text memo has started over.
+    assert.ok(texts.reduce((n, t) => n + t.length, 0) > 4 * 1024 * 1024);
+    const fresh = await TokenCounter.load('o200k_base');
+    assert.deepEqual(texts.map((t) => counter.count(t)), first);
+    assert.deepEqual(texts.slice(0, 20).map((t) => fresh.count(t)), first.slice(0, 20));
+  });
+
   test('the chars/4 estimate is there for comparison', () => {
     assert.equal(estimateTokens('12345678'), 2);
   });

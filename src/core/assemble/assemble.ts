@@ -142,13 +142,41 @@ interface Build {
   tokenizer: TokenizerName;
   idx: LedgerIndex;
   optionsKey: string;
+  /** The tokenizer and the options key: what an `ArtifactMemo` depends on. */
+  memoKey: string;
 }
 
 function renderKey(build: Build, artifact: Artifact): string {
   return `${artifact.contentHash}|${build.optionsKey}`;
 }
 
+/**
+ * What a build derives from one artifact object for one tokenizer and set of rendering
+ * options: its shown title and body and its cost per level (-1: not counted yet). Artifact
+ * objects live as long as the store's generation, so warm builds look these up instead of
+ * redacting titles and assembling cache keys again for every candidate.
+ */
+interface ArtifactMemo {
+  key: string;
+  rendered: Rendered;
+  costs: [number, number, number, number];
+}
+const artifactMemos = new WeakMap<Artifact, ArtifactMemo>();
+
+function artifactMemo(build: Build, artifact: Artifact): ArtifactMemo {
+  let memo = artifactMemos.get(artifact);
+  if (memo === undefined || memo.key !== build.memoKey) {
+    memo = { key: build.memoKey, rendered: renderUncached(build, artifact), costs: [-1, -1, -1, -1] };
+    artifactMemos.set(artifact, memo);
+  }
+  return memo;
+}
+
 function rendered(build: Build, artifact: Artifact): Rendered {
+  return artifactMemo(build, artifact).rendered;
+}
+
+function renderUncached(build: Build, artifact: Artifact): Rendered {
   const key = renderKey(build, artifact);
   let memo = build.idx.renders.get(key);
   if (!memo) {
@@ -193,6 +221,14 @@ function countCached(build: Build, key: string, text: () => string): number {
 
 /** Token cost of an artifact at a level, as a block in the document (its separator included). */
 function artifactCost(build: Build, artifact: Artifact, level: 1 | 2 | 3): number {
+  const known = artifactMemo(build, artifact);
+  if (known.costs[level] >= 0) return known.costs[level];
+  const cost = artifactCostUncached(build, artifact, level);
+  known.costs[level] = cost;
+  return cost;
+}
+
+function artifactCostUncached(build: Build, artifact: Artifact, level: 1 | 2 | 3): number {
   const { title, memo } = rendered(build, artifact);
   const base = `${artifact.id}|${renderKey(build, artifact)}`;
   if (level === 1) return countCached(build, `t|${base}`, () => titleLine(artifact, title)) + 1;
@@ -272,13 +308,15 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     if (p && !active.some((a) => a.path === p.path && a.isDir === p.isDir)) active.push(p);
   }
   const idx = ledgerIndex(store, { fieldWeights: options.fieldWeights, fieldB: options.fieldB, k1: options.k1 });
+  const optionsKey = JSON.stringify([options.redact, options.redactAllow, options.previewChars]);
   const build: Build = {
     store,
     options,
     counter,
     tokenizer,
     idx,
-    optionsKey: JSON.stringify([options.redact, options.redactAllow, options.previewChars]),
+    optionsKey,
+    memoKey: `${tokenizer}|${optionsKey}`,
   };
 
   const sources: QuerySource[] = [];
@@ -292,6 +330,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const bm25 = idx.index.score(query);
   const queryEmpty = query.size === 0 && active.length === 0;
   const foldedTask = foldForPhrase(`${taskText} ${task?.labels.join(' ') ?? ''}`);
+  const taskWords = new Set(foldedTask.split(' '));
   const gate: GateContext = { labels: new Set(task?.labels.map((l) => l.toLowerCase()) ?? []), foldedText: foldedTask, paths: active };
   const feedback = store.allFeedback();
   const maxTypePriority = Math.max(0, ...Object.values(options.typePriority));
@@ -361,8 +400,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     const proximity = unmatchedPath ? pathProximity(doc.globs, active) : 0;
     const referenced =
       task !== undefined &&
-      ((doc.foldedId.length > 4 && foldedTask.includes(doc.foldedId)) ||
-        (doc.foldedTitle.length >= 12 && doc.foldedTitle.trim().includes(' ') && foldedTask.includes(doc.foldedTitle)) ||
+      ((doc.foldedId.length > 4 && taskWords.has(doc.idHead) && foldedTask.includes(doc.foldedId)) ||
+        (doc.foldedTitle.length >= 12 && taskWords.has(doc.titleHead) && doc.foldedTitle.trim().includes(' ') && foldedTask.includes(doc.foldedTitle)) ||
         doc.globs.some((g) => g.literal && g.glob.length >= 4 && taskText.includes(g.glob)));
     const score = doc.slot >= 0 ? bm25[doc.slot]! : 0;
     const components = scoreComponents(
@@ -395,7 +434,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     const evidence = queryEmpty || score > 0 || referenced || pathMatch !== undefined || proximity > 0;
     const relevantEnough = components.relevance >= options.minRelevance * options.weights.relevance || referenced || pathMatch !== undefined;
     if (!fixed && (!evidence || !relevantEnough || candidate.score <= 0)) {
-      excluded.push({ ...base, layer, reason: 'below-threshold', score: candidate.score, components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
+      // Spelled out, not spread from `base`: this runs for most of a large ledger on every build.
+      excluded.push({ id: a.id, title: a.title, type: a.type, layer, reason: 'below-threshold', score: candidate.score, components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
       continue;
     }
     candidates.push(candidate);
@@ -641,7 +681,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     const key = e.level === 1 ? 'noted' : e.section;
     return ['rules', 'pinned', 'task', 'path', 'global', 'noted'].indexOf(key);
   };
-  shownOrder.sort((a, b) => sectionRank(a) - sectionRank(b) || allEntries.indexOf(a) - allEntries.indexOf(b));
+  const packOrder = new Map(shownOrder.map((e, i) => [e, i]));
+  shownOrder.sort((a, b) => sectionRank(a) - sectionRank(b) || packOrder.get(a)! - packOrder.get(b)!);
   for (const entry of shownOrder) {
     const c = entryOf.get(entry)!;
     const { title, memo } = rendered(build, c.artifact);
@@ -705,9 +746,9 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       components: roundComponents(c.components),
     });
   }
-  const inPack = new Set(allEntries.map((e) => e.key));
+  const inPack = new Set(allEntries.map((e) => entryOf.get(e)!));
   for (const c of candidates) {
-    if (inPack.has(c.artifact.id)) continue;
+    if (inPack.has(c)) continue;
     excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
   }
   if (options.reportOlderVersions) {

@@ -14,6 +14,9 @@ export interface DocInfo {
   invalidGlobs: Array<{ glob: string; error: string }>;
   foldedTitle: string;
   foldedId: string;
+  /** First words of the folded title and id: a phrase can only be in the task if its first word is. */
+  titleHead: string;
+  idHead: string;
   updatedMs: number;
 }
 
@@ -41,6 +44,12 @@ const counters = new WeakMap<LedgerStore, Map<TokenizerName, TokenCounter>>();
 
 export function paramsKey(params: IndexParams): string {
   return JSON.stringify([params.fieldWeights, params.fieldB, params.k1]);
+}
+
+/** The first word of a `foldForPhrase` result (` word more `). */
+export function firstWord(folded: string): string {
+  const end = folded.indexOf(' ', 1);
+  return end < 0 ? folded.slice(1) : folded.slice(1, end);
 }
 
 function parseTime(iso: string): number {
@@ -76,7 +85,19 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     }
     const slot = artifact.status === 'active' ? active.length : -1;
     if (slot >= 0) active.push(artifact);
-    docs.push({ artifact, slot, globs, invalidGlobs, foldedTitle: foldForPhrase(artifact.title), foldedId: foldForPhrase(artifact.id), updatedMs: parseTime(artifact.updatedAt) });
+    const foldedTitle = foldForPhrase(artifact.title);
+    const foldedId = foldForPhrase(artifact.id);
+    docs.push({
+      artifact,
+      slot,
+      globs,
+      invalidGlobs,
+      foldedTitle,
+      foldedId,
+      titleHead: firstWord(foldedTitle),
+      idHead: firstWord(foldedId),
+      updatedMs: parseTime(artifact.updatedAt),
+    });
   }
   const built: LedgerIndex = {
     generation: store.generation,

@@ -17,11 +17,6 @@ export interface IndexParams {
  */
 export const INDEX_BODY_CHARS = 64 * 1024;
 
-interface Posting {
-  docs: number[];
-  weights: number[];
-}
-
 /**
  * A BM25F index over title, tags, paths and body, with every posting's final weight
  * (idf x saturated, length-normalised, field-boosted term frequency) computed once, so a
@@ -34,75 +29,117 @@ export class SearchIndex {
   ) {}
 
   static build(docs: readonly Artifact[], params: IndexParams): SearchIndex {
+    // Flat typed arrays and one reused closure: this runs over every word of every body on
+    // a cold build (17 MB for 10,000 artifacts), so per-term allocations dominated it.
+    const F = FIELDS.length;
+    const n = docs.length;
     const termIds = new Map<string, number>();
     const termNames: string[] = [];
-    const lengths = FIELDS.map(() => new Float64Array(docs.length));
-    const docTerms: Array<{ ids: Int32Array; tf: Float64Array[] }> = [];
-    const local = new Map<number, number>();
-    for (let d = 0; d < docs.length; d++) {
+    const lengths = FIELDS.map(() => new Float64Array(n));
+    const docIds: Int32Array[] = new Array<Int32Array>(n);
+    const docTf: Int32Array[] = new Array<Int32Array>(n);
+    // The document that last saw each term, and the term's slot in that document.
+    let seenIn = new Int32Array(4096).fill(-1);
+    let slotOf = new Int32Array(4096);
+    const ids: number[] = [];
+    const tf: number[] = [];
+    let d = 0;
+    let field = 0;
+    let fieldLengths = lengths[0]!;
+    const emit = (term: string): void => {
+      let id = termIds.get(term);
+      if (id === undefined) {
+        id = termNames.length;
+        termIds.set(term, id);
+        termNames.push(term);
+        if (id >= seenIn.length) {
+          const grownSeen = new Int32Array(seenIn.length * 2).fill(-1);
+          grownSeen.set(seenIn);
+          seenIn = grownSeen;
+          const grownSlot = new Int32Array(slotOf.length * 2);
+          grownSlot.set(slotOf);
+          slotOf = grownSlot;
+        }
+      }
+      let slot: number;
+      if (seenIn[id] !== d) {
+        seenIn[id] = d;
+        slot = ids.length;
+        slotOf[id] = slot;
+        ids.push(id);
+        for (let f = 0; f < F; f++) tf.push(0);
+      } else slot = slotOf[id]!;
+      tf[slot * F + field]!++;
+      fieldLengths[d]!++;
+    };
+    const inField = (f: number): void => {
+      field = f;
+      fieldLengths = lengths[f]!;
+    };
+    for (d = 0; d < n; d++) {
       const a = docs[d]!;
-      local.clear();
-      const ids: number[] = [];
-      const tf: number[][] = FIELDS.map(() => []);
-      const add = (field: number) => (term: string) => {
-        let id = termIds.get(term);
-        if (id === undefined) {
-          id = termNames.length;
-          termIds.set(term, id);
-          termNames.push(term);
-        }
-        let slot = local.get(id);
-        if (slot === undefined) {
-          slot = ids.length;
-          local.set(id, slot);
-          ids.push(id);
-          for (const column of tf) column.push(0);
-        }
-        tf[field]![slot]!++;
-        lengths[field]![d]!++;
-      };
-      forEachTerm(a.title, add(0));
-      const addTag = add(1);
-      for (const tag of a.tags) forEachTerm(tag, addTag);
-      const addPath = add(2);
-      for (const p of a.paths) for (const t of pathTerms(p)) addPath(t);
-      const addBody = add(3);
-      if (a.summary) forEachTerm(a.summary, addBody);
-      forEachTerm(a.body.length > INDEX_BODY_CHARS ? a.body.slice(0, INDEX_BODY_CHARS) : a.body, addBody);
-      docTerms.push({ ids: Int32Array.from(ids), tf: tf.map((column) => Float64Array.from(column)) });
+      ids.length = 0;
+      tf.length = 0;
+      inField(0);
+      forEachTerm(a.title, emit);
+      inField(1);
+      for (const tag of a.tags) forEachTerm(tag, emit);
+      inField(2);
+      for (const p of a.paths) for (const t of pathTerms(p)) emit(t);
+      inField(3);
+      if (a.summary) forEachTerm(a.summary, emit);
+      forEachTerm(a.body.length > INDEX_BODY_CHARS ? a.body.slice(0, INDEX_BODY_CHARS) : a.body, emit);
+      docIds[d] = Int32Array.from(ids);
+      docTf[d] = Int32Array.from(tf);
     }
     const avg = lengths.map((column) => {
       let sum = 0;
       for (const value of column) sum += value;
-      return docs.length > 0 && sum > 0 ? sum / docs.length : 1;
+      return n > 0 && sum > 0 ? sum / n : 1;
     });
-    const building: Posting[] = termNames.map(() => ({ docs: [], weights: [] }));
     const weights = FIELDS.map((f) => params.fieldWeights[f]);
     const bs = FIELDS.map((f) => params.fieldB[f]);
-    for (let d = 0; d < docTerms.length; d++) {
-      const { ids, tf } = docTerms[d]!;
-      const norms = FIELDS.map((_, f) => 1 - bs[f]! + (bs[f]! * lengths[f]![d]!) / avg[f]!);
-      for (let i = 0; i < ids.length; i++) {
+    // First pass: each (document, term) weight before idf, and each term's document frequency.
+    const pseudoOf: Float64Array[] = new Array<Float64Array>(n);
+    const df = new Int32Array(termNames.length);
+    const norms = new Float64Array(F);
+    for (d = 0; d < n; d++) {
+      const termsOfDoc = docIds[d]!;
+      const counts = docTf[d]!;
+      for (let f = 0; f < F; f++) norms[f] = 1 - bs[f]! + (bs[f]! * lengths[f]![d]!) / avg[f]!;
+      const out = new Float64Array(termsOfDoc.length);
+      for (let i = 0; i < termsOfDoc.length; i++) {
         let pseudo = 0;
-        for (let f = 0; f < FIELDS.length; f++) {
-          const count = tf[f]![i]!;
+        for (let f = 0; f < F; f++) {
+          const count = counts[i * F + f]!;
           if (count > 0) pseudo += (weights[f]! * count) / norms[f]!;
         }
+        out[i] = pseudo;
+        if (pseudo > 0) df[termsOfDoc[i]!]!++;
+      }
+      pseudoOf[d] = out;
+    }
+    // Second pass: postings in document order, weights saturated and multiplied by idf.
+    const postingDocs = Array.from(df, (count) => new Int32Array(count));
+    const postingWeights = Array.from(df, (count) => new Float64Array(count));
+    const filled = new Int32Array(termNames.length);
+    const idfs = Float64Array.from(df, (count) => Math.log(1 + (n - count + 0.5) / (count + 0.5)));
+    for (d = 0; d < n; d++) {
+      const termsOfDoc = docIds[d]!;
+      const pseudos = pseudoOf[d]!;
+      for (let i = 0; i < termsOfDoc.length; i++) {
+        const pseudo = pseudos[i]!;
         if (pseudo <= 0) continue;
-        const posting = building[ids[i]!]!;
-        posting.docs.push(d);
-        posting.weights.push((pseudo * (params.k1 + 1)) / (params.k1 + pseudo));
+        const t = termsOfDoc[i]!;
+        const at = filled[t]!++;
+        postingDocs[t]![at] = d;
+        postingWeights[t]![at] = ((pseudo * (params.k1 + 1)) / (params.k1 + pseudo)) * idfs[t]!;
       }
     }
-    const n = docs.length;
     const postings = new Map<string, { docs: Int32Array; weights: Float64Array }>();
     for (let t = 0; t < termNames.length; t++) {
-      const posting = building[t]!;
-      const df = posting.docs.length;
-      if (df === 0) continue;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const w = Float64Array.from(posting.weights, (x) => x * idf);
-      postings.set(termNames[t]!, { docs: Int32Array.from(posting.docs), weights: w });
+      if (df[t] === 0) continue;
+      postings.set(termNames[t]!, { docs: postingDocs[t]!, weights: postingWeights[t]! });
     }
     return new SearchIndex(n, postings);
   }

@@ -61,7 +61,24 @@ function classify(code: number): 0 | 1 | 2 | 3 {
   return LETTER_OR_DIGIT.test(String.fromCharCode(code)) ? 1 : 0;
 }
 
+/**
+ * Normalised words, memoised by their raw spelling (null: not a term): indexing meets the
+ * same few thousand spellings millions of times.
+ */
+const normalMemo = new Map<string, string | null>();
+const NORMAL_MEMO_LIMIT = 200_000;
+
 function normalizeWord(raw: string): string | undefined {
+  let normal = normalMemo.get(raw);
+  if (normal === undefined) {
+    normal = normalizeUncached(raw) ?? null;
+    if (normalMemo.size >= NORMAL_MEMO_LIMIT) normalMemo.clear();
+    normalMemo.set(raw, normal);
+  }
+  return normal ?? undefined;
+}
+
+function normalizeUncached(raw: string): string | undefined {
   let word = raw.toLowerCase();
   // "ADR-0042" and "adr 42" are the same reference.
   if (/^\d+$/.test(word)) word = word.replace(/^0+(?=\d)/, '');
@@ -79,11 +96,12 @@ function normalizeWord(raw: string): string | undefined {
 export function forEachTerm(text: string, emit: (term: string) => void): void {
   const length = text.length;
   let start = -1;
+  let hash = 0;
   let humps: number[] | undefined;
   const flush = (end: number): void => {
     if (start < 0) return;
-    const word = text.slice(start, end);
     if (humps) {
+      const word = text.slice(start, end);
       let from = 0;
       for (const hump of humps) {
         const part = normalizeWord(word.slice(from, hump - start));
@@ -92,11 +110,14 @@ export function forEachTerm(text: string, emit: (term: string) => void): void {
       }
       const last = normalizeWord(word.slice(from));
       if (last) emit(last);
+      const whole = normalizeWord(word);
+      if (whole) emit(whole);
+      humps = undefined;
+    } else {
+      const whole = knownWord(text, start, end, hash);
+      if (whole) emit(whole);
     }
-    const whole = normalizeWord(word);
-    if (whole) emit(whole);
     start = -1;
-    humps = undefined;
   };
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i);
@@ -113,8 +134,10 @@ export function forEachTerm(text: string, emit: (term: string) => void): void {
     }
     if (start < 0) {
       start = i;
+      hash = code;
       continue;
     }
+    hash = (Math.imul(hash, 31) + code) | 0;
     if (kind === 2) {
       const prev = text.charCodeAt(i - 1);
       const next = i + 1 < length ? text.charCodeAt(i + 1) : 0;
@@ -126,6 +149,49 @@ export function forEachTerm(text: string, emit: (term: string) => void): void {
     }
   }
   flush(length);
+}
+
+/**
+ * An open-addressing table of raw words and their normalised terms, probed with a hash
+ * computed while scanning: a word seen before costs no string allocation. Starts over
+ * when half full.
+ */
+const WORD_SLOTS = 1 << 16;
+let wordKeys: Array<string | undefined> = new Array<string | undefined>(WORD_SLOTS);
+let wordTerms: Array<string | undefined> = new Array<string | undefined>(WORD_SLOTS);
+const wordHashes = new Int32Array(WORD_SLOTS);
+let wordCount = 0;
+
+function knownWord(text: string, start: number, end: number, hash: number): string | undefined {
+  const length = end - start;
+  const mask = WORD_SLOTS - 1;
+  let slot = hash & mask;
+  for (let key = wordKeys[slot]; key !== undefined; key = wordKeys[slot]) {
+    if (wordHashes[slot] === hash && key.length === length) {
+      let same = true;
+      for (let i = 0; i < length; i++) {
+        if (key.charCodeAt(i) !== text.charCodeAt(start + i)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return wordTerms[slot];
+    }
+    slot = (slot + 1) & mask;
+  }
+  const raw = text.slice(start, end);
+  const term = normalizeWord(raw);
+  if (wordCount >= WORD_SLOTS / 2) {
+    wordKeys = new Array<string | undefined>(WORD_SLOTS);
+    wordTerms = new Array<string | undefined>(WORD_SLOTS);
+    wordCount = 0;
+    slot = hash & mask;
+  }
+  wordKeys[slot] = raw;
+  wordTerms[slot] = term;
+  wordHashes[slot] = hash;
+  wordCount++;
+  return term;
 }
 
 export function terms(text: string): string[] {

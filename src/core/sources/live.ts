@@ -25,6 +25,9 @@ interface Form {
   level?: CompressionLevel;
 }
 
+/** Candidate texts as shown (secrets masked) and their hashes, by text: collectors hand the same texts to every build. */
+const prepared = new SourceCache<{ text: string; redactions: Record<string, number>; hash: string }>(1000);
+
 /** Compressed texts survive between builds (the status bar rebuilds often): keyed by content and task terms. */
 const compressions = new SourceCache<string>(4000);
 
@@ -85,6 +88,7 @@ export class LivePlan {
     const queryKey = [...query.keys()].sort().join(' ');
     const terms = taskTerms(`${task?.title ?? ''}\n${task?.description ?? ''}\n${(task?.labels ?? []).join(' ')}`);
     const ranked = rankLive(candidates, query, detected.profile, this.settings);
+    const redactKey = JSON.stringify([options.redact, options.redactAllow]);
     const excluded: LiveExcluded[] = [];
     const best = new Map<SourceKind, number>();
     for (const r of ranked) if (r.passed) best.set(r.candidate.source, Math.max(best.get(r.candidate.source) ?? 0, r.relevance));
@@ -94,16 +98,11 @@ export class LivePlan {
         excluded.push({ key: c.key, source: c.source, title: c.title, reason: this.settings[c.source].enabled ? 'below-threshold' : 'source-off', relevance: r.relevance, detail: r.reason });
         continue;
       }
-      let redactions: Record<string, number> = {};
-      let text = c.text;
-      let title = c.title;
-      if (options.redact) {
-        const red = redactSecrets(text, options.redactAllow);
-        text = red.text;
-        redactions = red.kinds;
-        title = redactSecrets(title, options.redactAllow).text;
-      }
-      const hash = contentHash(text);
+      const { text, redactions, hash } = prepared.get(c.text, redactKey, () => {
+        const red = options.redact ? redactSecrets(c.text, options.redactAllow) : { text: c.text, kinds: {} };
+        return { text: red.text, redactions: red.kinds, hash: contentHash(red.text) };
+      });
+      const title = options.redact ? redactSecrets(c.title, options.redactAllow).text : c.title;
       const prose = c.kind === 'markdown' || c.kind === 'text';
       const compressedOf = (level: CompressionLevel): string =>
         compressions.get(`${c.key}|${level}|${level === 'medium' ? queryKey : ''}`, hash, () =>

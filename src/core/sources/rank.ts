@@ -1,4 +1,5 @@
 import { terms } from '../assemble/text';
+import { SourceCache } from './cache';
 import { PROFILE_SOURCE_WEIGHTS, type TaskProfile } from './profiles';
 import type { LiveCandidate, SourcesSettings } from './types';
 
@@ -32,11 +33,15 @@ export interface RankedLive {
 /** Coverage at which text relevance saturates: a candidate naming most task terms is as relevant as it gets. */
 const SATURATION = 0.6;
 
+/** Distinct terms per text: collectors hand the same file texts to every build. */
+const termSets = new SourceCache<Set<string>>(1000);
+
 export function textRelevance(candidate: LiveCandidate, query: LiveQuery): number {
   if (query.size === 0) return 0;
   const found = new Set<string>();
   const scan = (text: string): void => {
-    for (const term of terms(text)) if (query.has(term)) found.add(term);
+    const present = termSets.get(text, '', () => new Set(terms(text)));
+    for (const term of query.keys()) if (present.has(term)) found.add(term);
   };
   scan(candidate.title);
   if (candidate.path) scan(candidate.path.replace(/[/._-]+/g, ' '));

@@ -21,7 +21,7 @@ import {
   splitDoc,
 } from '../../core/sources';
 import { languageOf } from '../../core/compress';
-import { readGit } from '../git';
+import { cachedGit, readGit } from '../git';
 
 export { readGit };
 
@@ -198,7 +198,7 @@ export function collectLiveSources(options: CollectOptions): LiveCandidate[] {
     }
   }
   if (kinds.has('git')) {
-    const state = readGit(root);
+    const state = cachedGit(root);
     if (state) out.push(...gitCandidates(state, { inPlay }));
   }
   return out;

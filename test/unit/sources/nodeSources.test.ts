@@ -65,6 +65,31 @@ describe('live sources from the disk and git (CLI path)', () => {
     assert.match(out.find((c) => c.key === 'git:commits')!.text, /Handle retried webhooks once \(src\/payments\/webhooks\.ts\)/);
   });
 
+  test('git answers are reused between builds, yet every change to the branch or the working tree shows at once', () => {
+    const root = workspace();
+    git(root, 'init', '-q', '-b', 'main');
+    git(root, 'add', '.');
+    git(root, 'commit', '-q', '-m', 'Initial shop');
+    git(root, 'checkout', '-q', '-b', 'fix/retries');
+    const changes = (): string => collectLiveSources({ root, kinds: ['git'] }).find((c) => c.key === 'git:changes')?.text ?? '';
+    const commits = (): string => collectLiveSources({ root, kinds: ['git'] }).find((c) => c.key === 'git:commits')?.text ?? '';
+    assert.equal(changes(), '');
+    write(root, 'src/other.ts', 'export const unrelated = 2;\n');
+    assert.equal(changes(), '- M src/other.ts +1 -1');
+    assert.equal(changes(), '- M src/other.ts +1 -1', 'unchanged: the same answer');
+    // A file that is already changed, changed again: git status says the same, its size and time do not.
+    write(root, 'src/other.ts', 'export const unrelated = 2;\nexport const more = 3;\n');
+    assert.equal(changes(), '- M src/other.ts +2 -1');
+    write(root, 'notes/todo.txt', 'new file\n');
+    assert.equal(changes(), '- ? notes/todo.txt\n- M src/other.ts +2 -1');
+    git(root, 'add', '.');
+    git(root, 'commit', '-q', '-m', 'Tidy the other module');
+    assert.match(commits(), /Tidy the other module/);
+    assert.equal(changes(), '- A notes/todo.txt +1 -0\n- M src/other.ts +2 -1');
+    fs.rmSync(path.join(root, 'notes/todo.txt'));
+    assert.equal(changes(), '- M src/other.ts +2 -1');
+  });
+
   test('a folder that is not a git repository, and nothing in play: no error, fewer candidates', () => {
     const root = tempDir('sources-plain-');
     write(root, 'README.md', '# Hi\n\nText.');
