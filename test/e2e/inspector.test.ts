@@ -222,6 +222,8 @@ test('a click opens the artifact; Pin brings a left-out artifact into the contex
   assert.equal(((await row.locator('.col-layer').textContent()) ?? '').trim(), scope === 'path' ? 'global' : scope);
   const wouldCost = await waitFor(async () => Number(((await row.locator('.col-tokens').textContent()) ?? '').trim().replace(/,/g, '')), (n) => Number.isInteger(n) && n > 0, `the token count of the left-out "${title}"`);
   assert.match((await row.locator('.col-tokens .would').getAttribute('title')) ?? '', new RegExp(`would take ${wouldCost} tokens in full`));
+  await row.scrollIntoViewIfNeeded();
+  await screenshot(page, '03-left-out-rows');
   const superseded = cliBuild(BUDGET, JSON.parse(s['data-paths']!) as string[]).excluded.find((e) => e.reason === 'superseded');
   if (superseded) {
     const sRow = frame.locator(`#items tbody tr[data-id="${superseded.id}"]`);
