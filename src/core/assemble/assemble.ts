@@ -1,4 +1,3 @@
-declare global { var __ASM_DEBUG: boolean | undefined; }
 import { type Artifact, type Task, type TaskEvent, type TokenizerName, UserError, isTokenizerName } from '../model';
 import type { LedgerStore } from '../store';
 import { contentHash, type TokenCounter } from '../tokens';
@@ -627,10 +626,6 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   };
   let text = render();
   let tokensUsed = counter.count(text);
-  if (globalThis.__ASM_DEBUG) {
-    const est = allEntries.reduce((s2, e) => s2 + (e.level > 0 ? e.cost(e.level as 1 | 2 | 3, true) : 0), 0);
-    console.error('DEBUG est', est, 'remaining', state.remaining, 'budget', budget, 'actual', tokensUsed, 'shown', allEntries.filter((e) => e.level > 0).length);
-  }
   let guard = 0;
   while (tokensUsed > budget) {
     if (++guard > 100_000) throw new Error('assembleContext: could not fit the budget (bug)');
