@@ -12,7 +12,7 @@ export function readWorkspaceSetting(root: string, key: string): unknown {
   try {
     const file = path.join(root, '.vscode', 'settings.json');
     if (fs.statSync(file).size > 1024 * 1024) return undefined;
-    text = fs.readFileSync(file, 'utf8');
+    text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch {
     return undefined;
   }
