@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { IMPORT_FORMATS, type ImportFormat } from '../core/formats/common';
-import type { RuleTarget } from '../core/formats/ruleExport';
+import { RULE_FILE_BUDGET, type RuleTarget } from '../core/formats/ruleExport';
 import type { TokenizerName } from '../core/model';
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { TokenCounter } from '../core/tokens';
@@ -116,8 +116,10 @@ export type RuleExportReport = RuleFilesWritten & { budget: number; tokenizer: T
 export async function exportRuleFiles(context: CommandContext, targetName: string): Promise<number | void> {
   const target = RULE_TARGETS[targetName];
   if (!target) throw new UserError(`Unknown export target "${targetName}".`, 'Use --to copilot, --to cursor or --to agents.');
-  const budget = integerOption(context.options, 'budget', 4000);
-  if (budget < 100 || budget > 1_000_000) throw new UserError(`--budget must be between 100 and 1000000 tokens per file, not ${budget}.`);
+  const budget = integerOption(context.options, 'budget', RULE_FILE_BUDGET.default);
+  if (budget < RULE_FILE_BUDGET.min || budget > RULE_FILE_BUDGET.max) {
+    throw new UserError(`--budget must be between ${RULE_FILE_BUDGET.min} and ${RULE_FILE_BUDGET.max} tokens per file, not ${budget}.`);
+  }
   const tokenizer = stringOption(context.options, 'tokenizer') ?? 'o200k_base';
   if (!isTokenizerName(tokenizer)) throw new UserError(`Unknown tokenizer "${tokenizer}".`, `Use one of: ${TOKENIZERS.join(', ')}.`);
   const root = path.resolve(context.cwd, stringOption(context.options, 'out') ?? workspaceOf(context));

@@ -489,6 +489,21 @@ export class LedgerStore implements TokenCountCache {
     });
   }
 
+  /**
+   * Brings an older version back: a new version of its chain with that version's content
+   * (type, scope, paths, title, body, summary, tags, conditions). Nothing is lost; the
+   * versions in between stay in the history. Status and pin stay as the chain has them.
+   */
+  restoreVersion(ref: string): Artifact {
+    const old = this.requireArtifact(ref);
+    const latest = this.latestOfChain(old.chainId)!;
+    if (old.id === latest.id) throw new UserError(`"${old.title}" is already the latest version (v${old.version}); pick an older one to restore.`);
+    const content = Object.fromEntries(CONTENT_FIELDS.map((field) => [field, old[field]])) as ArtifactPatch;
+    const restored = this.updateArtifact(latest.id, content);
+    if (restored.id === latest.id) throw new UserError(`v${old.version} of "${old.title}" has the same content as the latest version (v${latest.version}): nothing to restore.`);
+    return restored;
+  }
+
   private versionId(chainId: string, version: number): string {
     let id = `${chainId}-v${version}`;
     for (let n = 2; this.exists(id); n++) id = `${chainId}-v${version}-${n}`;

@@ -7,6 +7,7 @@ import type { PartialOptions, ScoreWeights } from '../core/assemble/types';
 import { DEFAULT_STAGE_PROMPTS } from '../core/assemble/workflow';
 import { type SourceKind, type SourceSettings, SOURCE_KINDS } from '../core/sources/types';
 import { isTaskProfile } from '../core/sources/profiles';
+import { RULE_FILE_BUDGET } from '../core/formats/ruleExport';
 
 export const DEFAULT_DATABASE_PATH = '.context-ledger/ledger.db';
 export const DEFAULT_INSTRUCTIONS_PATH = '.github/instructions/context-ledger.instructions.md';
@@ -28,6 +29,8 @@ export interface ExtensionConfig {
   weights: Partial<ScoreWeights>;
   recencyHalfLifeDays: number | undefined;
   previews: boolean;
+  /** `contextLedger.export.ruleFileBudget`: tokens per file that Export to Agent Rules writes. */
+  ruleFileBudget: number;
   autoInject: { enabled: boolean; path: string };
   tracking: { enabled: boolean; exclude: string[]; halfLifeHours: number };
   databasePath: string;
@@ -104,6 +107,7 @@ export function readConfig(get: RawSettings): ExtensionConfig {
     weights: numberRecord(get('weights'), WEIGHT_KEYS, 0, 100),
     recencyHalfLifeDays: typeof halfLife === 'number' && Number.isFinite(halfLife) ? num(halfLife, 90, 1, 3650) : undefined,
     previews: bool(get('previews'), true),
+    ruleFileBudget: Math.round(num(get('export.ruleFileBudget'), RULE_FILE_BUDGET.default, RULE_FILE_BUDGET.min, RULE_FILE_BUDGET.max)),
     autoInject: { enabled: bool(get('autoInject.enabled'), true), path: nonEmptyString(get('autoInject.path'), DEFAULT_INSTRUCTIONS_PATH) },
     tracking: {
       enabled: bool(get('tracking.enabled'), true),

@@ -8,7 +8,7 @@ import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 
 const EDIT_NOTE = 'Edit the fields and the body, then save (Ctrl+S): the save becomes a new version; the old one is kept.';
-const VERSION_NOTE = 'An older version, read-only. Open the artifact itself (not a version) to change it.';
+const VERSION_NOTE = 'An older version, read-only. To bring it back, use Restore on it in the Artifacts view: it becomes the newest version, nothing is lost.';
 const DRAFT_NOTE = 'A new artifact: fill in the fields and the body, then save (Ctrl+S) to add it to the ledger.';
 const SUPERSEDE_NOTE = 'The replacement: edit it, then save (Ctrl+S). The save adds it and marks the old artifact superseded.';
 

@@ -14,6 +14,7 @@ import {
   activeEditorText,
   activeEditorTitle,
   answerInputBox,
+  clickDialogButton,
   extensionLogLines,
   openFile,
   openView,
@@ -25,8 +26,11 @@ import {
   treeItems,
   viewPane,
   waitFor,
+  waitForClipboard,
+  waitForDialog,
   waitForNotification,
   waitForQuickInputTitle,
+  waitForStatusBarText,
   waitForTreeItems,
   withFailureScreenshot,
 } from './harness';
@@ -160,6 +164,82 @@ test('"Supersede…" with an existing artifact takes the old one out of the tree
   await screenshot(page, '06-superseded');
   const rows = artifacts('--text', 'Deposits are 20%');
   assert.equal(rows.find((a) => a.title === old)?.status, 'superseded');
+});
+
+test('"Supersede…" → "New artifact…" opens a copy; saving it adds the replacement and supersedes the old one', async () => {
+  const page = wb!.page;
+  const old = 'Dates are Temporal.PlainDate in the marina time zone';
+  const title = 'Dates are Temporal.ZonedDateTime in Europe/Amsterdam — zoned';
+  await runCommand(page, 'Context Ledger: Supersede…');
+  await pickQuickInputItem(page, 'supersede', 'Temporal', old);
+  await pickQuickInputItem(page, `Supersede "${old}"`, 'New artifact', 'New artifact…');
+  await withFailureScreenshot(page, 'supersede-draft', async () => {
+    const draft = await waitFor(() => activeEditorText(page), (t) => t.includes('The replacement: edit it') && t.includes(`title: ${old}`), 'the replacement draft');
+    assert.match(draft, /type: convention/, 'the draft starts as a copy of the old artifact');
+    await screenshot(page, '06b-supersede-draft');
+    const doc = [
+      '---',
+      `title: ${title}`,
+      'type: convention',
+      'scope: global',
+      'tags: [dates, i18n]',
+      '---',
+      '',
+      'Store instants as Temporal.Instant and show them as ZonedDateTime in Europe/Amsterdam; plain dates only for nights of a stay (Übernachtungen).',
+    ].join('\n');
+    // Pasted, not typed: Monaco's auto-closing brackets would change typed front matter.
+    await page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(doc)})`);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Control+V');
+    await waitFor(() => activeEditorText(page), (t) => t.includes('Übernachtungen') && !t.includes('The replacement: edit it'), 'the pasted replacement');
+    await page.keyboard.press('Control+S');
+    await page.locator('.editor-group-container.active .tab.active.dirty').waitFor({ state: 'detached', timeout: TIMEOUTS.ui });
+  });
+  const note = await waitForNotification(page, /it supersedes/);
+  assert.equal(note, `Added "${title}" to the ledger; it supersedes "${old}".`);
+  await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === title) && !all.some((i) => i.label === old));
+  await screenshot(page, '06c-superseded-by-new');
+  const rows = artifacts('--text', 'Temporal');
+  const oldRow = rows.find((a) => a.title === old);
+  const newRow = rows.find((a) => a.title === title);
+  assert.equal(oldRow?.status, 'superseded', JSON.stringify(rows));
+  assert.equal(newRow?.status, 'active');
+  const replacement = JSON.parse(runCli(['show', newRow.id, '--db', db, '--format', 'json'])) as Row & { supersedes: string; tags: string[] };
+  assert.equal(replacement.supersedes, oldRow.chainId);
+  assert.deepEqual(replacement.tags, ['dates', 'i18n']);
+  assert.match(replacement.body, /Übernachtungen/);
+});
+
+test('"Restore" brings a superseded artifact back into the tree as active', async () => {
+  const page = wb!.page;
+  const old = 'Deposits are 20% of the total, at least 50 EUR';
+  await runCommand(page, 'Context Ledger: Restore');
+  await pickQuickInputItem(page, 'restore', 'Deposits', old);
+  await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === old));
+  await screenshot(page, '06d-restored');
+  assert.equal(artifacts('--text', 'Deposits are 20%').find((a) => a.title === old)?.status, 'active');
+});
+
+test('"Restore" on an older version in the tree makes it the newest version again, keeping the history', async () => {
+  const page = wb!.page;
+  const title = 'Glossary: slip, berth, hold';
+  const pane = viewPane(page, 'Artifacts');
+  const v1 = pane.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: /^v1$/ }), hasText: title }).first();
+  await withFailureScreenshot(page, 'restore-version', async () => {
+    if ((await v1.count()) === 0) await pane.locator('.monaco-list-row', { hasText: title }).first().locator('.monaco-tl-twistie').click();
+    await v1.hover();
+    await v1.locator('.action-label[aria-label="Restore"]').click();
+  });
+  const note = await waitForNotification(page, /restored v1 of/);
+  assert.equal(note, `Context Ledger: restored v1 of "${title}" as version 3; the versions in between stay in its history.`);
+  await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === title && /\bv3\b/.test(i.description)));
+  await screenshot(page, '06e-version-restored');
+  const versions = artifacts('--text', 'Glossary', '--all-versions').filter((a) => a.title === title);
+  const bodies = versions.sort((a, b) => a.version - b.version).map((v) => show(v.id).body);
+  assert.equal(bodies.length, 3);
+  assert.equal(bodies[2], bodies[0], 'v3 is v1 again');
+  assert.ok(bodies[1]!.includes('ponton in the Dutch docs'), 'v2 stays in the history');
+  assert.ok(!bodies[2]!.includes('ponton'));
 });
 
 test('searching the tree from the view title shows only matches, and clearing brings all back', async () => {
@@ -301,4 +381,63 @@ test('"Filter artifacts…" by type shows only that type, with the filter named 
   await screenshot(page, '17-filtered-by-type');
   await runCommand(page, 'Context Ledger: Clear artifact filter');
   await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === 'Rules'));
+});
+
+/** Right-clicks the Artifacts row titled `title` and picks `action` from its context menu. */
+async function treeMenu(page: Workbench['page'], title: string, action: string): Promise<void> {
+  await withFailureScreenshot(page, `menu-${action}`, async () => {
+    const pane = viewPane(page, 'Artifacts');
+    // The tree re-sorts after a change (a pinned artifact moves up): a right-click that
+    // landed on the row that took this one's place is taken back and tried again.
+    for (let attempt = 1; ; attempt++) {
+      await pane.locator('.monaco-list-row', { hasText: title }).first().click({ button: 'right' });
+      await page.locator('.context-view .monaco-menu').waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+      const target = (await pane.locator('.monaco-list-row.focused .label-name').first().textContent()) ?? '';
+      if (target.trim() === title) break;
+      if (attempt === 5) throw new Error(`the context menu kept opening on "${target.trim()}", not on "${title}"`);
+      await page.keyboard.press('Escape');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const item = page.locator('.context-view .monaco-menu .action-label', { hasText: new RegExp(`^${action}$`) }).first();
+    // Hover focuses the menu item and Enter runs it: a click on an item still sliding in was sometimes lost.
+    await item.hover();
+    await page.keyboard.press('Enter');
+    await page.locator('.context-view .monaco-menu').waitFor({ state: 'detached', timeout: TIMEOUTS.ui }).catch(() => undefined);
+  });
+}
+
+test('the right-click menu of an artifact: pin, copy its URN, mark it useful, archive it, restore it, delete it after a confirmation', async () => {
+  const page = wb!.page;
+  const title = 'Errors carry a stable code';
+  const id = 'harbor-conv-3';
+  await openView(page, 'Artifacts');
+  await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === title));
+
+  await treeMenu(page, title, 'Pin');
+  await waitFor(() => Promise.resolve(show(id)), (a) => (a as Row & { pinned: boolean }).pinned, 'the artifact pinned in the ledger');
+  await treeMenu(page, title, 'Copy URN');
+  assert.equal(await waitForClipboard(page, `ledger://artifact/${id}`), `ledger://artifact/${id}`);
+  await treeMenu(page, title, 'Mark useful');
+  await waitForStatusBarText(page, /marked "Errors carry a stable code" useful/);
+  await screenshot(page, '18-pinned-useful');
+
+  await treeMenu(page, title, 'Archive');
+  await waitForTreeItems(page, 'Artifacts', (all) => all.length > 0 && !all.some((i) => i.label === title));
+  assert.equal(show(id).status, 'archived');
+  // Archived artifacts are one filter away, and Restore is inline on them.
+  await runCommand(page, 'Context Ledger: Restore');
+  await pickQuickInputItem(page, 'restore', 'stable code', title);
+  await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === title));
+  assert.equal(show(id).status, 'active');
+
+  await treeMenu(page, title, 'Delete artifact');
+  await withFailureScreenshot(page, 'delete-confirm', async () => {
+    const dialog = await waitForDialog(page);
+    assert.equal(dialog.message, `Delete "${title}"?`);
+    assert.match(dialog.detail, /cannot be undone; archive it instead/);
+    await screenshot(page, '19-delete-confirm');
+    await clickDialogButton(page, 'Delete');
+  });
+  await waitForTreeItems(page, 'Artifacts', (all) => all.length > 0 && !all.some((i) => i.label === title));
+  assert.ok(!artifacts('--text', 'stable code').some((a) => a.title === title), 'gone from the ledger');
 });

@@ -358,7 +358,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
 ];
 
 /**
- * Opens the workbench for `folder` in headless Chromium, with clipboard permissions,
+ * Opens the workbench for `folder` (or a `.code-workspace` file) in headless Chromium, with clipboard permissions,
  * and waits until the workbench has rendered and the extension host is up.
  */
 export async function openWorkbench(url: string, folder: string, screenshotDir: string = OUTPUT_DIR): Promise<Workbench> {
@@ -382,7 +382,8 @@ export async function openWorkbench(url: string, folder: string, screenshotDir: 
     page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
 
     const target = new URL(url);
-    target.searchParams.set('folder', path.resolve(folder));
+    // A .code-workspace file opens as a (multi-root) workspace, anything else as a folder.
+    target.searchParams.set(folder.endsWith('.code-workspace') ? 'workspace' : 'folder', path.resolve(folder));
     await page.goto(target.toString(), { waitUntil: 'domcontentloaded', timeout: TIMEOUTS.workbench });
     await withFailureScreenshot(page, 'open-workbench', async () => {
       await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
@@ -592,7 +593,8 @@ async function pickFileRow(page: Page, rel: string, base: string, dir: string, t
         const label = normalize((await row.locator('.label-name').first().textContent({ timeout: 1_000 }).catch(() => '')) ?? '');
         const desc = normalize((await row.locator('.label-description').first().textContent({ timeout: 1_000 }).catch(() => '')) ?? '');
         seen.push(`${label} (${desc})`);
-        if (label === base && (dir === '' ? desc === '' : desc === dir || desc.endsWith(`/${dir}`))) {
+        // In a multi-root workspace the folder's name comes first: "ferry • src".
+        if (label === base && (dir === '' ? desc === '' : desc === dir || desc.endsWith(`/${dir}`) || desc.endsWith(` ${dir}`))) {
           await row.click();
           await page.locator(QUICK_INPUT).waitFor({ state: 'hidden', timeout: TIMEOUTS.ui }).catch(() => undefined);
           return;
@@ -773,13 +775,13 @@ export async function waitForTreeItems(
 
 /** The text of the active editor, as Monaco renders it (visible lines only; fine for short files). */
 export async function activeEditorText(page: Page): Promise<string> {
-  const lines = page.locator('.editor-group-container.active .monaco-editor .view-lines .view-line');
-  const tops: { top: number; text: string }[] = [];
-  for (const line of await lines.all()) {
-    const style = (await line.getAttribute('style')) ?? '';
-    const top = Number(/top:\s*(-?\d+(?:\.\d+)?)px/.exec(style)?.[1] ?? '0');
-    tops.push({ top, text: (await line.textContent()) ?? '' });
-  }
+  // One read of all lines in the page: line by line, a line Monaco re-rendered meanwhile
+  // left a locator waiting out Playwright's whole timeout.
+  type DomLine = { getAttribute(name: string): string | null; textContent: string | null };
+  const raw = await page
+    .locator('.editor-group-container.active .monaco-editor .view-lines .view-line')
+    .evaluateAll((lines: unknown[]) => (lines as DomLine[]).map((line) => ({ style: line.getAttribute('style') ?? '', text: line.textContent ?? '' })));
+  const tops = raw.map(({ style, text }) => ({ top: Number(/top:\s*(-?\d+(?:\.\d+)?)px/.exec(style)?.[1] ?? '0'), text }));
   tops.sort((a, b) => a.top - b.top);
   return tops.map((l) => l.text.replace(/\u00a0/g, ' ')).join('\n');
 }

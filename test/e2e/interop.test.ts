@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
+  TIMEOUTS,
   activeEditorText,
   clickDialogButton,
   openFile,
@@ -24,6 +25,7 @@ import {
   screenshot,
   startCodeServer,
   VSIX_PATH,
+  viewPane,
   waitFor,
   waitForDialog,
   waitForNotification,
@@ -106,6 +108,8 @@ before(async () => {
     extensionsDir: path.join(tmp, 'extensions'),
     userDataDir: path.join(tmp, 'user-data'),
     vsixPath: VSIX,
+    // Small enough that the global rule file cannot hold every artifact.
+    settings: { 'contextLedger.export.ruleFileBudget': 150 },
     logFile: path.join(shots, 'code-server.log'),
   });
   wb = await openWorkbench(server.url, workspace, shots);
@@ -121,7 +125,10 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
   const page = wb!.page;
   assert.equal(fs.existsSync(db), false, 'no ledger before the import');
   await openView(page, 'Artifacts');
-  await runCommand(page, 'Context Ledger: Import Knowledge…');
+  // An empty ledger: the Artifacts view's welcome offers the import.
+  await withFailureScreenshot(page, 'welcome-import', () =>
+    viewPane(page, 'Artifacts').locator('.welcome-view-content .monaco-button', { hasText: 'Import Knowledge…' }).click({ timeout: TIMEOUTS.command }),
+  );
 
   await withFailureScreenshot(page, 'import-pick', async () => {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Import Knowledge' }).waitFor({ state: 'visible' });
@@ -196,15 +203,44 @@ test('"Which Rules Apply to This File?" on an open file lists the rule files tha
   await screenshot(page, '04-which-rules');
 });
 
-test('"Export to Agent Rules…" writes Copilot instruction files; "Sync Markdown Mirror" writes one file per artifact', async () => {
-  const page = wb!.page;
+async function exportCopilot(page: Workbench['page'], expected: RegExp): Promise<string> {
+  // Only this export's message counts.
+  await runCommand(page, 'Notifications: Clear All Notifications');
   await runCommand(page, 'Context Ledger: Export to Agent Rules…');
   await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export to Agent Rules' }).waitFor({ state: 'visible' });
   await page.locator('.quick-input-widget .quick-input-box input').fill('Copilot');
   await page.keyboard.press('Enter');
-  await waitForNotification(page, /Context Ledger: wrote .*\(\d+ artifacts/);
+  return waitForNotification(page, expected);
+}
+
+test('"Export to Agent Rules…" writes Copilot instruction files within contextLedger.export.ruleFileBudget; "Sync Markdown Mirror" writes one file per artifact', async () => {
+  const page = wb!.page;
+  const global = path.join(workspace, '.github', 'instructions', 'context-ledger-global.instructions.md');
+  // The budget from the user settings (150 tokens a file): the global file keeps what fits and names the rest.
+  await exportCopilot(page, /Context Ledger: wrote 3 Copilot instructions files \(3 artifacts, 3 left out to fit 150 tokens a file\)/);
   const exported = fs.readdirSync(path.join(workspace, '.github', 'instructions')).filter((n) => n.startsWith('context-ledger-'));
-  assert.ok(exported.length > 0, `exported files: ${exported.join(', ')}`);
+  assert.equal(exported.length, 3, `exported files: ${exported.join(', ')}`);
+  let text = fs.readFileSync(global, 'utf8');
+  assert.match(text, /^Also noted \(left out to fit the token budget\): .*Use SQLite for the ledger/m);
+  const tokens = Number(/^(\d+) tokens/.exec(run(process.execPath, [CLI, 'count', global]))![1]);
+  assert.ok(tokens <= 150, `${tokens} tokens`);
+  await screenshot(page, '05a-export-budget-150');
+
+  // A workspace setting takes over at once: 300 tokens hold everything.
+  fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'contextLedger.export.ruleFileBudget': 300 }));
+  await waitFor(
+    async () => {
+      await exportCopilot(page, /Context Ledger: wrote 3 Copilot instructions files/);
+      return fs.readFileSync(global, 'utf8');
+    },
+    (t) => !t.includes('Also noted'),
+    'an export with the 300-token workspace setting',
+    TIMEOUTS.command,
+  );
+  text = fs.readFileSync(global, 'utf8');
+  assert.match(text, /Use SQLite for the ledger/);
+  assert.match(text, /Named exports only/);
   // The hand-written instructions are untouched.
   assert.equal(fs.readFileSync(path.join(workspace, '.github/instructions/typescript.instructions.md'), 'utf8'), FILES['.github/instructions/typescript.instructions.md']);
 

@@ -25,6 +25,9 @@ export type ExportableArtifact = Pick<
   'id' | 'chainId' | 'version' | 'type' | 'scope' | 'paths' | 'title' | 'body' | 'status' | 'pinned' | 'updatedAt'
 >;
 
+/** Per-file token budget of exported rule files: the CLI's `--budget` and the extension's `contextLedger.export.ruleFileBudget`. */
+export const RULE_FILE_BUDGET = { default: 4000, min: 100, max: 1_000_000 } as const;
+
 export interface RuleExportOptions {
   /** Tokens in a text, with the tokenizer the budget is meant for. */
   count: (text: string) => number;

@@ -4,7 +4,7 @@ import { fieldsOf } from '../artifactDocument';
 import { DEFAULT_FILTER, TYPE_DESCRIPTIONS, TYPE_ICONS, TYPE_LABELS } from '../artifactTreeModel';
 import { COMMANDS } from '../ids';
 import type { Services } from '../services';
-import { artifactArg, artifactPickItem, type ArtifactPick, type Register } from './common';
+import { artifactArg, artifactPickItem, type ArtifactPick, isVersionNode, type Register } from './common';
 
 const STATUS_LABELS: Readonly<Record<ArtifactStatus, string>> = {
   active: 'Active',
@@ -17,10 +17,10 @@ export function registerArtifactCommands(register: Register, s: Services): void 
   register(COMMANDS.newVersion, 'Starting a new version', async (arg?: unknown) => {
     const node = await artifactArg(s, arg, ['active'], 'Context Ledger: new version of…');
     // Not a preview tab: the user is about to edit it. The save (Ctrl+S) writes version N+1.
-    const editor = await vscode.window.showTextDocument(s.documents.uriFor(node.folder, node.artifact), { preview: false });
-    const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
-    editor.selection = new vscode.Selection(end, end);
-    editor.revealRange(new vscode.Range(end, end));
+    // The cursor at the end from the start: set after opening, it jumped back under a user who already typed.
+    const document = await vscode.workspace.openTextDocument(s.documents.uriFor(node.folder, node.artifact));
+    const end = document.lineAt(document.lineCount - 1).range.end;
+    await vscode.window.showTextDocument(document, { preview: false, selection: new vscode.Range(end, end) });
     vscode.window.setStatusBarMessage(`Context Ledger: edit "${node.artifact.title}" and save (Ctrl+S) to make version ${node.artifact.version + 1}`, 8000);
   });
 
@@ -48,6 +48,17 @@ export function registerArtifactCommands(register: Register, s: Services): void 
   });
 
   register(COMMANDS.restore, 'Restoring the artifact', async (arg?: unknown) => {
+    if (isVersionNode(arg)) {
+      // An older version from the tree's history: it becomes the newest version again.
+      const old = arg.artifact;
+      const restored = await s.registry.get(arg.folder).write((store) => store.restoreVersion(old.id), 'artifacts');
+      s.logger.info(`Restored ${old.id} (v${old.version}) as ${restored.id} (v${restored.version})`);
+      await s.artifactTree.reveal(arg.folder, restored);
+      void vscode.window.showInformationMessage(
+        `Context Ledger: restored v${old.version} of "${restored.title}" as version ${restored.version}; the versions in between stay in its history.`,
+      );
+      return;
+    }
     const node = await artifactArg(s, arg, ['archived', 'superseded'], 'Context Ledger: restore…');
     const after = await s.registry.get(node.folder).write((store) => store.setStatus(node.artifact.id, 'active'), 'artifacts');
     s.artifactTree.refresh();

@@ -30,6 +30,12 @@ export function isArtifactNode(node: unknown): node is ArtifactNode {
   return typeof node === 'object' && node !== null && (node as { kind?: unknown }).kind === 'artifact';
 }
 
+export type VersionNode = Extract<ArtifactTreeNode, { kind: 'version' }>;
+
+export function isVersionNode(node: unknown): node is VersionNode {
+  return typeof node === 'object' && node !== null && (node as { kind?: unknown }).kind === 'version';
+}
+
 export interface ArtifactPick extends vscode.QuickPickItem {
   artifact?: Artifact;
 }

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { ImportFormat } from '../../core/formats/common';
 import type { RuleTarget } from '../../core/formats/ruleExport';
 import { renderWhichReport } from '../../core/formats/ruleSimulator';
+import { UserError } from '../../core/model';
 import { TokenCounter } from '../../core/tokens';
 import { allSkipped, applyImport, type ImportScan, nothingToImport, type ParsedImport, parseImportSources, previewImport, scanImportSources } from '../../node/folderImport';
 import { syncMirror } from '../../node/mirrorSync';
@@ -14,8 +15,7 @@ import { requireTrust } from '../trust';
 import { INTEROP_COMMANDS, WHICH_SCHEME } from './ids';
 import { dryRunSummary, FORMAT_LABELS, filesDetail, mergeParsed, TARGET_LABELS, totalsLine, totalsOf } from './model';
 
-/** Per-file budget of exported rule files (the CLI's `export --to` default). */
-const RULE_FILE_BUDGET = 4000;
+const RULE_FILE_BUDGET_SETTING = 'contextLedger.export.ruleFileBudget';
 
 /**
  * Import / export / sync / which in the editor, over the same code as the CLI
@@ -203,15 +203,23 @@ function logImport(s: Services, what: string, scans: readonly { scan: ImportScan
 }
 
 async function exportAgentRules(s: Services, folder: vscode.WorkspaceFolder): Promise<void> {
+  const { ruleFileBudget: budget, tokenizer } = s.config.get(folder.uri);
   const pick = await vscode.window.showQuickPick(
     (Object.keys(TARGET_LABELS) as RuleTarget[]).map((target) => ({ label: TARGET_LABELS[target].label, description: TARGET_LABELS[target].where, target })),
-    { title: 'Context Ledger: Export to Agent Rules', placeHolder: `Write the ledger's active, reviewed knowledge as rule files agents read (at most ${RULE_FILE_BUDGET} tokens a file)` },
+    { title: 'Context Ledger: Export to Agent Rules', placeHolder: `Write the ledger's active, reviewed knowledge as rule files agents read (at most ${budget} tokens a file)` },
   );
   if (!pick) return;
   const ledger = s.registry.get(folder);
   const latest = await ledger.read((store) => store.latestArtifacts());
-  const counter = await TokenCounter.load(s.config.get(folder.uri).tokenizer);
-  const report = writeRuleFiles(folder.uri.fsPath, pick.target, latest, { budget: RULE_FILE_BUDGET, count: (text) => counter.count(text) });
+  const counter = await TokenCounter.load(tokenizer);
+  let report: ReturnType<typeof writeRuleFiles>;
+  try {
+    report = writeRuleFiles(folder.uri.fsPath, pick.target, latest, { budget, count: (text) => counter.count(text) });
+  } catch (error) {
+    // The core says "raise the budget"; here that is a setting.
+    if (error instanceof UserError && /too small/.test(error.message)) throw new UserError(error.message, `Raise the setting ${RULE_FILE_BUDGET_SETTING}.`);
+    throw error;
+  }
   s.logger.info(`Exported ${pick.label} to ${report.folder}: ${report.files.map((f) => `${f.path} (${f.tokens} tokens, ${f.included} artifacts, ${f.dropped} left out)`).join('; ') || 'no files'}`);
   for (const r of report.removed) s.logger.info(`  removed ${r} (an earlier export; no longer produced)`);
   const open = (relative: string) => () => vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, relative));
@@ -232,7 +240,7 @@ async function exportAgentRules(s: Services, folder: vscode.WorkspaceFolder): Pr
   const dropped = report.files.reduce((n, f) => n + f.dropped, 0);
   const choice = await vscode.window.showInformationMessage(
     `Context Ledger: wrote ${report.files.length === 1 ? report.files[0]!.path : `${report.files.length} ${pick.label} files`} (${report.files.reduce((n, f) => n + f.included, 0)} artifacts` +
-      `${dropped ? `, ${dropped} left out for the budget` : ''})${report.removed.length ? `, removed ${report.removed.length} from an earlier export` : ''}.${unreviewed}`,
+      `${dropped ? `, ${dropped} left out to fit ${budget} tokens a file` : ''})${report.removed.length ? `, removed ${report.removed.length} from an earlier export` : ''}.${unreviewed}`,
     'Open',
   );
   if (choice) await open(report.files[0]!.path)();

@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { INTEROP_COMMANDS, TRUSTED_ONLY } from '../../../src/extension/interop/ids';
+import { RULE_FILE_BUDGET } from '../../../src/core/formats/ruleExport';
+import { readConfig } from '../../../src/extension/configModel';
 import { renderInstructionsFile } from '../../../src/extension/instructionsFile';
 import { dryRunSummary, mergeParsed, totalsLine, totalsOf } from '../../../src/extension/interop/model';
 import { applyImport, parseImportSources, previewImport, scanImportSources } from '../../../src/node/folderImport';
@@ -12,6 +14,7 @@ import { tempDir } from './shared';
 interface Manifest {
   capabilities?: { untrustedWorkspaces?: { supported: unknown; restrictedConfigurations?: string[] } };
   contributes: {
+    configuration: { properties: Record<string, { type: string; default?: unknown; minimum?: number; maximum?: number }> };
     commands: Array<{ command: string; title: string; category: string }>;
     menus: Record<string, Array<{ command: string; when?: string }>>;
   };
@@ -42,6 +45,20 @@ describe('interop in the editor: manifest and what the commands say', () => {
       assert.ok(inViews.length > 0, `${id} is in the Artifacts view menu`);
       for (const entry of inViews) assert.match(entry.when ?? '', /isWorkspaceTrusted/, `${id} is hidden when untrusted`);
     }
+  });
+
+  test('the per-file budget of Export to Agent Rules is a setting with the CLI --budget bounds; bad values fall back or are clamped', () => {
+    const setting = manifest.contributes.configuration.properties['contextLedger.export.ruleFileBudget'];
+    assert.ok(setting, 'contributed');
+    assert.deepEqual([setting.type, setting.default, setting.minimum, setting.maximum], ['integer', RULE_FILE_BUDGET.default, RULE_FILE_BUDGET.min, RULE_FILE_BUDGET.max]);
+    const budget = (value: unknown): number => readConfig((name) => (name === 'export.ruleFileBudget' ? value : undefined)).ruleFileBudget;
+    assert.equal(budget(undefined), 4000);
+    assert.equal(budget(600), 600);
+    assert.equal(budget(12.6), 100, 'below the minimum: the minimum');
+    assert.equal(budget(2500.4), 2500);
+    assert.equal(budget(5e9), 1_000_000);
+    assert.equal(budget('300'), 4000, 'a string (hand-edited settings.json) is not a number');
+    assert.equal(budget(Number.NaN), 4000);
   });
 
   test('a dry run counts what would change without touching the ledger; a folder inside the workspace counts once', async () => {
