@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   OUTPUT_DIR,
+  activeEditorTitle,
   openFile,
   openView,
   openWorkbench,
@@ -21,6 +22,7 @@ import {
   seedSampleWorkspace,
   startCodeServer,
   viewPane,
+  waitFor,
   waitForClipboard,
   waitForTreeItems,
 } from './harness';
@@ -84,11 +86,14 @@ test('"Build agent context" uses the ledger of the active editor\'s folder', asy
   await runCommand(page, 'Context Ledger: Build agent context');
   const ferryContext = await waitForClipboard(page, new RegExp(FERRY_RULE));
   assert.ok(!ferryContext.includes(HARBOR_RULE), 'nothing from the harbor ledger');
+  // No chat here: the context also opens as a preview named after the folder (and takes the focus).
+  await waitFor(() => activeEditorTitle(page), (t) => t.startsWith('Agent context (ferry)'), 'the ferry context preview');
   await screenshot(page, '02-ferry-context');
 
   await openFile(page, 'src/payments/webhooks.ts');
   await runCommand(page, 'Context Ledger: Build agent context');
   const harborContext = await waitForClipboard(page, new RegExp(HARBOR_RULE));
   assert.ok(!harborContext.includes(FERRY_RULE), 'nothing from the ferry ledger');
+  await waitFor(() => activeEditorTitle(page), (t) => t.startsWith('Agent context (harbor)'), 'the harbor context preview');
   await screenshot(page, '03-harbor-context');
 });
