@@ -15,6 +15,7 @@ import {
   SECTION_TITLES,
   UNREVIEWED_MARKER,
   demoteHeadings,
+  compressedBlock,
   fullBlock,
   previewBlock,
   renderDocument,
@@ -25,6 +26,7 @@ import {
 } from './render';
 import { DAY_MS, expectedWorth, scoreComponents, sumComponents } from './score';
 import { foldForPhrase } from './text';
+import type * as Compress from '../compress';
 import type {
   AssembleOptions,
   AssembleRequest,
@@ -196,15 +198,29 @@ function renderUncached(build: Build, artifact: Artifact): Rendered {
   return { title, memo };
 }
 
+/** The secrets masked in a part of an already redacted body, by kind. */
+function countRedactionMarkers(text: string): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const match of text.matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)) kinds[match[1]!] = (kinds[match[1]!] ?? 0) + 1;
+  return kinds;
+}
+
 function previewOf(build: Build, artifact: Artifact, memo: RenderMemo): string {
   if (memo.preview === undefined) {
     const preview = makePreview(memo.body, build.options.previewChars, artifact.summary ? redactSecrets(artifact.summary, build.options.redactAllow).text : null);
     memo.preview = preview;
-    const kinds: Record<string, number> = {};
-    for (const match of preview.matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)) kinds[match[1]!] = (kinds[match[1]!] ?? 0) + 1;
-    memo.previewRedactions = memo.redactionCount > 0 ? kinds : {};
+    memo.previewRedactions = memo.redactionCount > 0 ? countRedactionMarkers(preview) : {};
   }
   return memo.preview;
+}
+
+/** Compressing must gain at least this many tokens over the preview to be worth it. */
+const MIN_COMPRESSION_GAIN = 24;
+/** A compression that keeps more than this share of the full block is not worth showing instead of it. */
+const MAX_COMPRESSED_SHARE = 0.8;
+
+function pick({ level, ratio, tokensBefore }: { level: 'medium' | 'heavy'; ratio: number; tokensBefore: number }): NonNullable<ResultItem['compression']> {
+  return { level, ratio, tokensBefore };
 }
 
 function countCached(build: Build, key: string, text: () => string): number {
@@ -584,6 +600,45 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
   packGreedy(allEntries, state, state.remaining);
 
+  // ---- compress before falling back to a preview --------------------------------------
+  // An artifact whose full text did not fit is shown compressed instead of as a preview
+  // when the budget the packing left over has room: the most valuable first. Only what is
+  // left over is spent, so compressing one artifact never pushes another out of full text.
+  const compressed = new Map<PackEntry, { block: string; tokens: number; level: 'medium' | 'heavy'; ratio: number; tokensBefore: number }>();
+  const previews = state.remaining >= MIN_COMPRESSION_GAIN ? allEntries.filter((e) => e.level === 2 && e.allowed[3] && entryOf.get(e)!.layer !== 'fixed') : [];
+  if (previews.length > 0) {
+    // Loaded on first use, synchronously (this part must not yield): the compressors bring
+    // the Markdown lexer, which builds that never compress should not load.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { compressText, taskTerms } = require('../compress') as typeof Compress;
+    const query = taskTerms(`${taskText}\n${task?.labels.join(' ') ?? ''}`);
+    previews.sort((a, b) => b.value - a.value);
+    for (const entry of previews) {
+      if (state.remaining < MIN_COMPRESSION_GAIN) break;
+      const c = entryOf.get(entry)!;
+      const { title, memo } = rendered(build, c.artifact);
+      const previewCost = entry.cost(2, true);
+      const fullCost = entry.cost(3, true);
+      if (fullCost - previewCost < 2 * MIN_COMPRESSION_GAIN) continue;
+      const bodyTokens = counter.countWithHash(memo.body, memo.bodyHash);
+      for (const level of ['medium', 'heavy'] as const) {
+        const body = compressText({ text: memo.body, kind: 'markdown', query }, level).trim();
+        if (body === '') break;
+        const how = { level, ratio: Math.round((counter.count(body) / Math.max(1, bodyTokens)) * 1000) / 1000, tokensBefore: bodyTokens };
+        const block = compressedBlock(c.artifact, title, body, how);
+        const tokens = counter.count(block) + 2;
+        if (tokens > fullCost * MAX_COMPRESSED_SHARE) continue;
+        const delta = tokens - previewCost;
+        if (delta < MIN_COMPRESSION_GAIN) break;
+        if (delta > state.remaining) continue;
+        compressed.set(entry, { block, tokens, ...how });
+        state.remaining -= delta;
+        break;
+      }
+    }
+  }
+  const shownCost = (entry: PackEntry): number => compressed.get(entry)?.tokens ?? entry.cost(entry.level as 1 | 2 | 3, true);
+
   // ---- render, count, and degrade until it fits -----------------------------------
   let includeWorkflow = workflowText !== '';
   let includeInstructions = instructionsText !== '';
@@ -600,7 +655,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       const c = entryOf.get(entry)!;
       const { title, memo } = rendered(build, c.artifact);
       if (entry.level === 1) push('noted', titleLine(c.artifact, title));
-      else if (entry.level === 2) push(entry.section, previewBlock(c.artifact, title, previewOf(build, c.artifact, memo)));
+      else if (entry.level === 2) push(entry.section, compressed.get(entry)?.block ?? previewBlock(c.artifact, title, previewOf(build, c.artifact, memo)));
       else push(entry.section, fullBlock(c.artifact, title, memo.body));
     }
     for (const entry of liveEntries) {
@@ -617,6 +672,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       .filter((e) => e.level > 0 && entryOf.get(e)?.layer !== 'fixed')
       .sort((a, b) => a.value - b.value || a.updatedMs - b.updatedMs || (a.key < b.key ? 1 : -1));
   const stepDown = (entry: PackEntry): number => {
+    compressed.delete(entry);
     const from = entry.level as 1 | 2 | 3;
     let to = (from - 1) as Level;
     while (to > 0 && !entry.allowed[to]) to = (to - 1) as Level;
@@ -630,6 +686,12 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   while (tokensUsed > budget) {
     if (++guard > 100_000) throw new Error('assembleContext: could not fit the budget (bug)');
     let excess = tokensUsed - budget;
+    // Compressions only spent what the packing left over: they go first, least valuable first.
+    for (const entry of [...compressed.keys()].sort((a, b) => a.value - b.value)) {
+      if (excess <= 0) break;
+      excess -= Math.max(1, compressed.get(entry)!.tokens - entry.cost(2, true));
+      compressed.delete(entry);
+    }
     const order = degradable();
     for (const entry of order) {
       while (excess > 0 && entry.level > 0) excess -= stepDown(entry);
@@ -690,6 +752,12 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       mode = 'preview';
       redacted = true;
       reason += `; full text with ${memo.redactionCount} secret${memo.redactionCount === 1 ? '' : 's'} masked`;
+    } else if (entry.level === 2 && compressed.has(entry)) {
+      const shown = compressed.get(entry)!;
+      const kinds = countRedactionMarkers(shown.block);
+      addRedactions(kinds);
+      if (Object.keys(kinds).length > 0) redacted = true;
+      reason += `; compressed (${shown.level}) to ${Math.round(shown.ratio * 100)}% of its text: the full text did not fit`;
     } else if (entry.level === 2) {
       addRedactions(memo.previewRedactions);
       if (Object.keys(memo.previewRedactions ?? {}).length > 0) redacted = true;
@@ -707,14 +775,15 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       type: c.artifact.type,
       mode,
       layer: c.layer,
-      tokens: entry.cost(entry.level as 1 | 2 | 3, true),
+      tokens: shownCost(entry),
       score: round(c.score),
       components: roundComponents(c.components),
       reason,
       ...(redacted ? { redacted: true } : {}),
       ...(unreviewed ? { unreviewed: true, source: c.artifact.source } : {}),
+      ...(compressed.has(entry) ? { compression: pick(compressed.get(entry)!) } : {}),
     });
-    layerBudget[c.layer].used += entry.cost(entry.level as 1 | 2 | 3, true);
+    layerBudget[c.layer].used += shownCost(entry);
   }
   if (brief.level > 0) {
     layerBudget.fixed.used += brief.level === 3 ? briefCost.full : briefCost.title;
@@ -795,8 +864,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       tokenizer,
       candidates: candidates.length,
       included: [
-        ...items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score })),
-        // Live items carry their compression, so the log shows what was shrunk and by how much.
+        // Compressed items carry their level and ratio, so the log shows what was shrunk and by how much.
+        ...items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
         ...(live?.items ?? []).map((i) => ({ id: i.key, mode: i.mode, layer: i.source, tokens: i.tokens, score: i.relevance, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
       ],
       degraded: items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),

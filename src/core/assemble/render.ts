@@ -119,6 +119,13 @@ export function fullBlock(artifact: Artifact, title: string, body: string): stri
   return body === '' ? head : `${head}\n\n${body}`;
 }
 
+/** An artifact whose full text did not fit, compressed (headings and the sentences that matter to the task). */
+export function compressedBlock(artifact: Artifact, title: string, body: string, how: { level: string; ratio: number; tokensBefore: number }): string {
+  const unreviewed = isUnreviewed(artifact) ? ` (${UNREVIEWED_NOTE})` : '';
+  const what = `compressed (${how.level}) to ${Math.round(how.ratio * 100)}% of ${how.tokensBefore} tokens`;
+  return `### ${marked(artifact, title)}\n${typeLabel(artifact)}${unreviewed}, ${what} (full: ${artifactUrn(artifact.id)})\n\n${body}`;
+}
+
 export function previewBlock(artifact: Artifact, title: string, preview: string): string {
   const lead = preview === '' ? '' : `${preview} `;
   const unreviewed = isUnreviewed(artifact) ? ` (${UNREVIEWED_NOTE})` : '';

@@ -163,6 +163,8 @@ export interface ResultItem {
   source?: string;
   /** A module memory whose paths changed in commits after its last update (src/core/git.ts markStale). */
   stale?: StaleFlag;
+  /** Shown compressed (mode `preview`): the full text did not fit, the budget left had room for more than a preview. */
+  compression?: { level: 'medium' | 'heavy'; ratio: number; tokensBefore: number };
 }
 
 export interface ExcludedItem {
