@@ -6,7 +6,7 @@ import { ARTIFACT_TYPES, type ArtifactType, isTokenizerName, type TokenizerName 
 import type { PartialOptions, ScoreWeights } from '../core/assemble/types';
 import { DEFAULT_STAGE_PROMPTS } from '../core/assemble/workflow';
 import { type SourceKind, type SourceSettings, SOURCE_KINDS } from '../core/sources/types';
-import { isTaskProfile } from '../core/sources/profiles';
+import { type ProfileRule, type TaskProfile, isTaskProfile, resolveProfileRules } from '../core/sources/profiles';
 import { RULE_FILE_BUDGET } from '../core/formats/ruleExport';
 
 export const DEFAULT_DATABASE_PATH = '.context-ledger/ledger.db';
@@ -36,7 +36,14 @@ export interface ExtensionConfig {
   databasePath: string;
   statusBar: { enabled: boolean };
   /** Live sources (`contextLedger.sources.*`): off unless enabled; per-source overrides of the defaults. */
-  sources: { enabled: boolean; kinds: SourceKind[]; settings: Partial<Record<SourceKind, Partial<SourceSettings>>>; profile: string };
+  sources: {
+    enabled: boolean;
+    kinds: SourceKind[];
+    settings: Partial<Record<SourceKind, Partial<SourceSettings>>>;
+    profile: string;
+    /** `contextLedger.sources.profileRules` when valid (each profile's labels and keywords); absent: the defaults. */
+    profileRules?: Partial<Record<TaskProfile, Partial<ProfileRule>>>;
+  };
   /** `contextLedger.agent.unreviewed`: agent-written knowledge nobody approved, shown marked or held back. */
   unreviewed: 'include' | 'hold';
   /** `contextLedger.stages`: the stages a task moves through, in order, each with its knowledge prompt. */
@@ -140,11 +147,23 @@ function readSources(get: RawSettings): ExtensionConfig['sources'] {
     if (own.enabled !== false && kind !== 'conversation') kinds.push(kind);
   }
   const profile = get('sources.profile');
+  const rules = get('sources.profileRules');
+  let profileRules: ExtensionConfig['sources']['profileRules'];
+  try {
+    // Checked here as the assembler would check them: rules it would refuse fall back to the defaults.
+    if (typeof rules === 'object' && rules !== null && Object.keys(rules).length > 0) {
+      resolveProfileRules(rules);
+      profileRules = rules;
+    }
+  } catch {
+    profileRules = undefined;
+  }
   return {
     enabled: bool(get('sources.enabled'), false),
     kinds,
     settings,
     profile: typeof profile === 'string' && isTaskProfile(profile) ? profile : 'auto',
+    ...(profileRules ? { profileRules } : {}),
   };
 }
 

@@ -119,7 +119,7 @@ export class ContextService {
     const { visible, open } = this.editorPaths(folder);
     const candidates = await this.sources.collect({ folder, kinds: sources.kinds, ...(task ? { task } : {}), visible, open });
     if (sources.settings.conversation?.enabled !== false) candidates.push(...conversationCandidates(conversation));
-    return { candidates, settings: sources.settings, profile: sources.profile };
+    return { candidates, settings: sources.settings, profile: sources.profile, ...(sources.profileRules ? { profileRules: sources.profileRules } : {}) };
   }
 
   async build(folder: vscode.WorkspaceFolder, options: BuildOptions): Promise<BuiltContext> {

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { collectLiveSources, parseSourceKinds, walkWorkspace } from '../../../src/node/sources';
+import { DEFAULT_SOURCE_SETTINGS, SOURCE_KINDS, detectProfile, resolveProfileRules } from '../../../src/core/sources';
 import { readConfig } from '../../../src/extension/configModel';
 import { tempDir } from '../helpers';
 
@@ -156,7 +157,24 @@ describe('extension settings for live sources', () => {
   test('package.json contributes every sources setting the extension reads', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } };
     const props = manifest.contributes.configuration.properties;
-    for (const key of ['enabled', 'profile', 'code', 'diagnostics', 'docs', 'deployment', 'git']) assert.ok(props[`contextLedger.sources.${key}`], key);
+    for (const key of ['enabled', 'profile', 'profileRules', 'code', 'diagnostics', 'docs', 'deployment', 'git', 'conversation']) assert.ok(props[`contextLedger.sources.${key}`], key);
     assert.deepEqual(props['contextLedger.sources.diagnostics']!.default, { enabled: true, threshold: 0.7, maxTokens: 1500 });
+    for (const kind of SOURCE_KINDS) {
+      assert.deepEqual(props[`contextLedger.sources.${kind}`]!.default, { ...DEFAULT_SOURCE_SETTINGS[kind] }, `the ${kind} default in package.json is the core's`);
+    }
+  });
+
+  test('profile rules from settings decide the detected profile; rules the assembler would refuse fall back to the defaults', () => {
+    const rules = { infrastructure: { labels: ['platform'], keywords: ['terraform', 'Grafana-Dashboard'] } };
+    const set = readConfig((name) => ({ 'sources.enabled': true, 'sources.profileRules': rules })[name]).sources;
+    assert.deepEqual(set.profileRules, rules);
+    const task = { title: 'Tidy the Grafana dashboard', description: '', labels: [] };
+    assert.equal(detectProfile(task, resolveProfileRules(set.profileRules)).profile, 'infrastructure');
+    assert.notEqual(detectProfile({ ...task, title: 'Tidy the dashboard' }, resolveProfileRules(set.profileRules)).profile, 'infrastructure');
+    assert.equal(detectProfile({ title: 'x', description: '', labels: ['Platform'] }, resolveProfileRules(set.profileRules)).profile, 'infrastructure');
+    for (const bad of [{ chaos: { labels: ['x'] } }, { bugfix: { labels: 'bug' } }, ['bugfix'], 'bugfix']) {
+      assert.equal(readConfig((name) => (name === 'sources.profileRules' ? bad : undefined)).sources.profileRules, undefined, JSON.stringify(bad));
+    }
+    assert.equal(readConfig(() => undefined).sources.profileRules, undefined);
   });
 });
