@@ -21,6 +21,7 @@ import {
   pickQuickInputItem,
   runCli,
   runCommand,
+  runCommandForQuickInput,
   screenshot,
   startExtensionSession,
   treeItems,
@@ -29,7 +30,6 @@ import {
   waitForClipboard,
   waitForDialog,
   waitForNotification,
-  waitForQuickInputTitle,
   waitForStatusBarText,
   waitForTreeItems,
   withFailureScreenshot,
@@ -362,9 +362,8 @@ test('"Add module memory for the current file" opens a draft scoped to its folde
 test('"Filter artifacts…" by type shows only that type, with the filter named above the tree', async () => {
   const page = wb!.page;
   await openView(page, 'Artifacts');
-  await runCommand(page, 'Context Ledger: Filter artifacts…');
   await withFailureScreenshot(page, 'filter-pick', async () => {
-    await waitForQuickInputTitle(page, 'filter artifacts');
+    await runCommandForQuickInput(page, 'Context Ledger: Filter artifacts…', 'filter artifacts');
     await page.locator('.quick-input-widget .quick-input-box input').fill('Learnings');
     const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Learnings' }).first();
     await row.waitFor({ state: 'visible' });
