@@ -181,7 +181,8 @@ export async function staleFlagsFor(root: string, artifacts: readonly Artifact[]
 
 const gitCache = new SourceCache<GitState | undefined>(20);
 const repositories = new Map<string, { top: string; common: string } | undefined>();
-const BASE_REFS = ['refs/remotes/origin/main', 'refs/heads/main', 'refs/remotes/origin/master', 'refs/heads/master'];
+/** The files that hold the BASES branches' commits (when not packed). */
+const BASE_REFS = BASES.map((name) => (name.startsWith('origin/') ? `refs/remotes/${name}` : `refs/heads/${name}`));
 
 function fileStamp(file: string): string {
   try {

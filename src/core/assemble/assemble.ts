@@ -219,10 +219,6 @@ const MIN_COMPRESSION_GAIN = 24;
 /** A compression that keeps more than this share of the full block is not worth showing instead of it. */
 const MAX_COMPRESSED_SHARE = 0.8;
 
-function pick({ level, ratio, tokensBefore }: { level: 'medium' | 'heavy'; ratio: number; tokensBefore: number }): NonNullable<ResultItem['compression']> {
-  return { level, ratio, tokensBefore };
-}
-
 function countCached(build: Build, key: string, text: () => string): number {
   const full = `${build.tokenizer}|${key}`;
   let n = build.idx.counts.get(full);
@@ -604,7 +600,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   // An artifact whose full text did not fit is shown compressed instead of as a preview
   // when the budget the packing left over has room: the most valuable first. Only what is
   // left over is spent, so compressing one artifact never pushes another out of full text.
-  const compressed = new Map<PackEntry, { block: string; tokens: number; level: 'medium' | 'heavy'; ratio: number; tokensBefore: number }>();
+  const compressed = new Map<PackEntry, { block: string; tokens: number; how: NonNullable<ResultItem['compression']> }>();
   const previews = state.remaining >= MIN_COMPRESSION_GAIN ? allEntries.filter((e) => e.level === 2 && e.allowed[3] && entryOf.get(e)!.layer !== 'fixed') : [];
   if (previews.length > 0) {
     // Loaded on first use, synchronously (this part must not yield): the compressors bring
@@ -631,7 +627,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
         const delta = tokens - previewCost;
         if (delta < MIN_COMPRESSION_GAIN) break;
         if (delta > state.remaining) continue;
-        compressed.set(entry, { block, tokens, ...how });
+        compressed.set(entry, { block, tokens, how });
         state.remaining -= delta;
         break;
       }
@@ -757,7 +753,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       const kinds = countRedactionMarkers(shown.block);
       addRedactions(kinds);
       if (Object.keys(kinds).length > 0) redacted = true;
-      reason += `; compressed (${shown.level}) to ${Math.round(shown.ratio * 100)}% of its text: the full text did not fit`;
+      reason += `; compressed (${shown.how.level}) to ${Math.round(shown.how.ratio * 100)}% of its text: the full text did not fit`;
     } else if (entry.level === 2) {
       addRedactions(memo.previewRedactions);
       if (Object.keys(memo.previewRedactions ?? {}).length > 0) redacted = true;
@@ -781,7 +777,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       reason,
       ...(redacted ? { redacted: true } : {}),
       ...(unreviewed ? { unreviewed: true, source: c.artifact.source } : {}),
-      ...(compressed.has(entry) ? { compression: pick(compressed.get(entry)!) } : {}),
+      ...(compressed.has(entry) ? { compression: compressed.get(entry)!.how } : {}),
     });
     layerBudget[c.layer].used += shownCost(entry);
   }
