@@ -991,7 +991,10 @@ export interface ExtensionSession extends SampleWorkspace {
 export async function startExtensionSession(
   name: string,
   settings: Record<string, unknown> = {},
-  options: Pick<CodeServerOptions, 'trusted'> = {},
+  options: Pick<CodeServerOptions, 'trusted'> & {
+    /** Adds the test's own files to the seeded workspace before VS Code opens it. */
+    prepare?: (seeded: SampleWorkspace) => void;
+  } = {},
 ): Promise<ExtensionSession> {
   const shots = path.join(OUTPUT_DIR, name);
   fs.mkdirSync(shots, { recursive: true });
@@ -1002,6 +1005,7 @@ export async function startExtensionSession(
   };
   try {
     const seeded = seedSampleWorkspace(dir);
+    options.prepare?.(seeded);
     const userDataDir = path.join(dir, 'user-data');
     const t0 = Date.now();
     const server = await startCodeServer({
@@ -1011,7 +1015,7 @@ export async function startExtensionSession(
       vsixPath: vsix,
       settings,
       logFile: path.join(shots, 'code-server.log'),
-      ...options,
+      ...(options.trusted !== undefined ? { trusted: options.trusted } : {}),
     });
     const t1 = Date.now();
     const wb = await openWorkbench(server.url, seeded.workspace, shots).catch(async (err: unknown) => {

@@ -9,7 +9,6 @@ import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { EXCLUSION_LABELS } from '../../src/core/inspector/model';
@@ -17,37 +16,28 @@ import type { ExclusionReason } from '../../src/core/assemble/types';
 import {
   activeEditorText,
   openFile,
-  openWorkbench,
-  OUTPUT_DIR,
-  packageExtension,
   REPO_ROOT,
   runCommand,
   screenshot,
-  seedSampleWorkspace,
-  startCodeServer,
-  VSIX_PATH,
+  startExtensionSession,
   waitFor,
   waitForNotification,
   waitForStatusBarText,
   waitForWorkbenchReady,
   withFailureScreenshot,
 } from './harness';
-import type { CodeServer, Workbench } from './harness';
+import type { ExtensionSession, Workbench } from './harness';
 
 const BUDGET = 1500;
 const NEW_BUDGET = 3000;
-const VSIX = VSIX_PATH;
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const RULE_BODY_ID = 'harbor-const-1';
 /** Included for src/payments/webhooks.ts; AGENTS.md carries its body as one of its sections. */
 const SECTION_ID = 'harbor-learn-1';
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-inspector-'));
-const workspace = path.join(tmp, 'workspace');
-const userDataDir = path.join(tmp, 'user-data');
-const db = path.join(workspace, '.context-ledger', 'ledger.db');
-const shots = path.join(OUTPUT_DIR, 'inspector');
-let server: CodeServer | undefined;
+let session: ExtensionSession | undefined;
+let workspace = '';
+let db = '';
 let wb: Workbench | undefined;
 
 function run(command: string, args: string[], cwd = REPO_ROOT): string {
@@ -97,39 +87,35 @@ async function summary(page: Page): Promise<Record<string, string>> {
 }
 
 before(async () => {
-  fs.mkdirSync(shots, { recursive: true });
-  packageExtension();
-  seedSampleWorkspace(tmp);
-  // Two logged builds for the history timeline.
-  cliBuild(800, ['src/payments/webhooks.ts'], true);
-  cliBuild(BUDGET, ['src/bookings/holds.ts'], true);
-  // Agent files: Copilot's always-on file says a ledger rule again in its own layout (bullets, capitals, other
-  // punctuation); AGENTS.md carries a ledger learning as one of its sections; a Python-only file does not apply.
-  const section = sampleArtifacts().find((a) => a.id === SECTION_ID)!.body;
-  fs.mkdirSync(path.join(workspace, '.github', 'instructions'), { recursive: true });
-  fs.writeFileSync(
-    path.join(workspace, '.github', 'copilot-instructions.md'),
-    '# Harbor\n\n- PAYMENT CARD DATA — PAN / CVC / expiry — must never reach: logs; error messages; analytics events; test fixtures!\n' +
-      '- Use maskPan() (src/payments/mask.ts) when a card must be referred to.\n\nUse pnpm. Räder und Zahlungen — 日本語.\n',
-  );
-  fs.writeFileSync(path.join(workspace, '.github', 'instructions', 'python.instructions.md'), '---\napplyTo: "**/*.py"\n---\nFormat with black.\n');
-  fs.writeFileSync(path.join(workspace, 'AGENTS.md'), `# Agents\n\nRun \`npm test\` before every commit.\n\n## Webhooks\n\n${section}\n\n## Releases\n\nTag from main only.\n`);
-  server = await startCodeServer({
-    workspace,
-    extensionsDir: path.join(tmp, 'extensions'),
-    userDataDir,
-    vsixPath: VSIX,
+  session = await startExtensionSession(
+    'inspector',
     // Auto-inject off: the agent files are the test's own, nothing else is written.
-    settings: { 'contextLedger.budget': BUDGET, 'contextLedger.autoInject.enabled': false, 'workbench.colorTheme': 'Default Dark Modern' },
-    logFile: path.join(shots, 'code-server.log'),
-  });
-  wb = await openWorkbench(server.url, workspace, shots);
+    { 'contextLedger.budget': BUDGET, 'contextLedger.autoInject.enabled': false, 'workbench.colorTheme': 'Default Dark Modern' },
+    {
+      prepare: (seeded) => {
+        ({ workspace, db } = seeded);
+        // Two logged builds for the history timeline.
+        cliBuild(800, ['src/payments/webhooks.ts'], true);
+        cliBuild(BUDGET, ['src/bookings/holds.ts'], true);
+        // Agent files: Copilot's always-on file says a ledger rule again in its own layout (bullets, capitals, other
+        // punctuation); AGENTS.md carries a ledger learning as one of its sections; a Python-only file does not apply.
+        const section = sampleArtifacts().find((a) => a.id === SECTION_ID)!.body;
+        fs.mkdirSync(path.join(workspace, '.github', 'instructions'), { recursive: true });
+        fs.writeFileSync(
+          path.join(workspace, '.github', 'copilot-instructions.md'),
+          '# Harbor\n\n- PAYMENT CARD DATA — PAN / CVC / expiry — must never reach: logs; error messages; analytics events; test fixtures!\n' +
+            '- Use maskPan() (src/payments/mask.ts) when a card must be referred to.\n\nUse pnpm. Räder und Zahlungen — 日本語.\n',
+        );
+        fs.writeFileSync(path.join(workspace, '.github', 'instructions', 'python.instructions.md'), '---\napplyTo: "**/*.py"\n---\nFormat with black.\n');
+        fs.writeFileSync(path.join(workspace, 'AGENTS.md'), `# Agents\n\nRun \`npm test\` before every commit.\n\n## Webhooks\n\n${section}\n\n## Releases\n\nTag from main only.\n`);
+      },
+    },
+  );
+  wb = session.wb;
 });
 
 after(async () => {
-  await wb?.close();
-  await server?.stop();
-  if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+  await session?.close();
 });
 
 test('the status-bar meter opens the inspector; bar and table match the assembly', async () => {
@@ -268,7 +254,7 @@ test('"try budget" shows the difference, and changing the budget updates the pan
   await frame.locator('#trial-apply').click();
   const after = await waitFor(() => summary(page), (x) => Number(x['data-budget']) === NEW_BUDGET, `the panel to show a budget of ${NEW_BUDGET}`, 45_000);
   assert.equal(Number(after['data-used']), cliBuild(NEW_BUDGET, JSON.parse(after['data-paths']!) as string[]).tokensUsed);
-  const settings = JSON.parse(fs.readFileSync(path.join(userDataDir, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
+  const settings = JSON.parse(fs.readFileSync(path.join(session!.userDataDir, 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
   assert.equal(settings['contextLedger.budget'], NEW_BUDGET, 'the budget setting was written');
   await waitForStatusBarText(page, /\/3k$/);
 });
@@ -276,7 +262,7 @@ test('"try budget" shows the difference, and changing the budget updates the pan
 test('2,000 more candidates (added by the CLI while the panel is open) page without jank', async () => {
   const page = wb!.page;
   const frame = inspector(page);
-  const jsonl = path.join(tmp, 'bulk.jsonl');
+  const jsonl = path.join(session!.dir, 'bulk.jsonl');
   const lines = Array.from({ length: 2000 }, (_, i) =>
     JSON.stringify({ id: `bulk-${i}`, type: 'note', title: `Bulk note ${i} — Zahlungsprotokoll 日本語 ${i % 10 === 0 ? 'webhook' : 'misc'}`, body: `Body of bulk note ${i}: ${i % 10 === 0 ? 'payment webhook retries' : 'marina berth glossary'}.` }),
   );

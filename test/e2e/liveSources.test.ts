@@ -6,53 +6,30 @@
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  openFile,
-  openWorkbench,
-  OUTPUT_DIR,
-  packageExtension,
-  readClipboard,
-  runCommand,
-  screenshot,
-  seedSampleWorkspace,
-  startCodeServer,
-  VSIX_PATH,
-  waitFor,
-} from './harness';
-import type { CodeServer, Workbench } from './harness';
+import { openFile, readClipboard, runCommand, screenshot, startExtensionSession, waitFor } from './harness';
+import type { ExtensionSession, Workbench } from './harness';
 
-const VSIX = VSIX_PATH;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-sources-'));
-const workspace = path.join(tmp, 'workspace');
-const shots = path.join(OUTPUT_DIR, 'sources');
-let server: CodeServer | undefined;
+let session: ExtensionSession | undefined;
 let wb: Workbench | undefined;
 
 before(async () => {
-  fs.mkdirSync(shots, { recursive: true });
-  packageExtension();
-  seedSampleWorkspace(tmp);
-  fs.writeFileSync(
-    path.join(workspace, 'src', 'payments', 'refunds.ts'),
-    "export function refundAmount(cents: number): number {\n  const reason: number = 'duplicate webhook';\n  return cents - reason;\n}\n",
+  session = await startExtensionSession(
+    'sources',
+    { 'contextLedger.budget': 6000, 'contextLedger.sources.enabled': true, 'contextLedger.autoInject.enabled': false },
+    {
+      prepare: ({ workspace }) =>
+        fs.writeFileSync(
+          path.join(workspace, 'src', 'payments', 'refunds.ts'),
+          "export function refundAmount(cents: number): number {\n  const reason: number = 'duplicate webhook';\n  return cents - reason;\n}\n",
+        ),
+    },
   );
-  server = await startCodeServer({
-    workspace,
-    extensionsDir: path.join(tmp, 'extensions'),
-    userDataDir: path.join(tmp, 'user-data'),
-    vsixPath: VSIX,
-    settings: { 'contextLedger.budget': 6000, 'contextLedger.sources.enabled': true, 'contextLedger.autoInject.enabled': false },
-    logFile: path.join(shots, 'code-server.log'),
-  });
-  wb = await openWorkbench(server.url, workspace, shots);
+  wb = session.wb;
 });
 
 after(async () => {
-  await wb?.close();
-  await server?.stop();
-  if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+  await session?.close();
 });
 
 test('a type error in the open file reaches "Build agent context", with the file', async () => {
