@@ -19,6 +19,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
+  CLI_PATH,
   installVsix,
   openView,
   openWorkbench,
@@ -41,7 +42,7 @@ import type { CodeServer, Workbench } from './harness';
 
 const VSIX = VSIX_PATH;
 const DRIVER_VSIX = path.join(REPO_ROOT, 'test-output', 'ledger-e2e-driver.vsix');
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const CLI = CLI_PATH;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-agent-tools-'));
 const workspace = path.join(tmp, 'workspace');

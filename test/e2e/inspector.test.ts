@@ -14,6 +14,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { EXCLUSION_LABELS } from '../../src/core/inspector/model';
 import type { ExclusionReason } from '../../src/core/assemble/types';
 import {
+  CLI_PATH,
   activeEditorText,
   openFile,
   REPO_ROOT,
@@ -30,7 +31,7 @@ import type { ExtensionSession, Workbench } from './harness';
 
 const BUDGET = 1500;
 const NEW_BUDGET = 3000;
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const CLI = CLI_PATH;
 const RULE_BODY_ID = 'harbor-const-1';
 /** Included for src/payments/webhooks.ts; AGENTS.md carries its body as one of its sections. */
 const SECTION_ID = 'harbor-learn-1';

@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
+  CLI_PATH,
   TIMEOUTS,
   activeEditorText,
   clickDialogButton,
@@ -35,7 +36,7 @@ import {
 import type { CodeServer, Workbench } from './harness';
 
 const VSIX = VSIX_PATH;
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const CLI = CLI_PATH;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-interop-'));
 const workspace = path.join(tmp, 'workspace');

@@ -36,13 +36,19 @@ function workspace(): string {
   return root;
 }
 
+/** The sample shop committed on main, checked out on a new branch `fix/retries`. */
+function shopOnBranch(): string {
+  const root = workspace();
+  git(root, 'init', '-q', '-b', 'main');
+  git(root, 'add', '.');
+  git(root, 'commit', '-q', '-m', 'Initial shop');
+  git(root, 'checkout', '-q', '-b', 'fix/retries');
+  return root;
+}
+
 describe('live sources from the disk and git (CLI path)', () => {
   test('code in play and its imports, docs by section, deployment without secrets, git changes', () => {
-    const root = workspace();
-    git(root, 'init', '-q', '-b', 'main');
-    git(root, 'add', '.');
-    git(root, 'commit', '-q', '-m', 'Initial shop');
-    git(root, 'checkout', '-q', '-b', 'fix/retries');
+    const root = shopOnBranch();
     write(root, 'src/payments/webhooks.ts', "import { store } from './store';\nexport function handle(): void {\n  store.save();\n  store.save();\n}\n");
     git(root, 'commit', '-q', '-am', 'Handle retried webhooks once');
 
@@ -67,11 +73,7 @@ describe('live sources from the disk and git (CLI path)', () => {
   });
 
   test('git answers are reused between builds, yet every change to the branch or the working tree shows at once', () => {
-    const root = workspace();
-    git(root, 'init', '-q', '-b', 'main');
-    git(root, 'add', '.');
-    git(root, 'commit', '-q', '-m', 'Initial shop');
-    git(root, 'checkout', '-q', '-b', 'fix/retries');
+    const root = shopOnBranch();
     const changes = (): string => collectLiveSources({ root, kinds: ['git'] }).find((c) => c.key === 'git:changes')?.text ?? '';
     const commits = (): string => collectLiveSources({ root, kinds: ['git'] }).find((c) => c.key === 'git:commits')?.text ?? '';
     assert.equal(changes(), '');
