@@ -365,9 +365,23 @@ const historyCommand: Command = {
   async run(context) {
     const versions = await withRead(context, (store) => store.history(context.positionals[0]!));
     if (isJson(context)) return printJson(context, versions);
-    context.out(
-      versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}`).join('\n'),
-    );
+    const lines = versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}`);
+    if (versions.length > 1) lines.push('', 'Bring an older version back with `context-ledger revert <id>`.');
+    context.out(lines.join('\n'));
+  },
+};
+
+const revertCommand: Command = {
+  name: 'revert',
+  summary: 'Bring an older version back: it becomes the newest version of its chain, and nothing is lost.',
+  usage: 'context-ledger revert <id of an older version>',
+  details: 'Find the version with `context-ledger history <id>`. The versions in between stay in the history; status and pin stay as they are.',
+  options: {},
+  positionals: [1, 1],
+  async run(context) {
+    const restored = await withWrite(context, (store) => store.restoreVersion(context.positionals[0]!), false);
+    if (isJson(context)) return printJson(context, restored);
+    context.out(`Reverted ${restored.chainId} to the content of ${context.positionals[0]!}: now v${restored.version} (${restored.id}).`);
   },
 };
 
@@ -578,6 +592,7 @@ export const BASE_COMMANDS: readonly Command[] = [
   deleteCommand,
   pinCommand,
   historyCommand,
+  revertCommand,
   importCommand,
   exportCommand,
   countCommand,

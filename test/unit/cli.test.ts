@@ -63,12 +63,25 @@ describe('context-ledger CLI', () => {
     assert.equal(cli(['update', 'a1', '--db', db, '--body', 'v2']).code, 0);
     const history = jsonOf<Row[]>(cli(['history', 'a1', '--db', db, '--format', 'json']));
     assert.deepEqual(history.map((h) => [h.version, h.body]), [[1, 'v1'], [2, 'v2']]);
+    assert.match(cli(['history', 'a1', '--db', db]).stdout, /revert <id>/);
+    // Reverting to v1 adds v3 with v1's content; v2 stays in the history.
+    const reverted = cli(['revert', history[0]!.id, '--db', db]);
+    assert.equal(reverted.code, 0, reverted.stderr);
+    assert.match(reverted.stdout, /now v3/);
+    const after = jsonOf<Row[]>(cli(['history', 'a1', '--db', db, '--format', 'json']));
+    assert.deepEqual(after.map((h) => [h.version, h.body]), [[1, 'v1'], [2, 'v2'], [3, 'v1']]);
+    for (const [ref, why] of [[after[2]!.id, /already the latest version/], [after[0]!.id, /same content as the latest version/], ['nope', /nope/]] as const) {
+      const refused = cli(['revert', ref, '--db', db]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, why);
+      noStackTrace(refused.stderr);
+    }
     assert.equal(cli(['supersede', 'a1', '--db', db, '--title', 'New', '--body', 'better', '--id', 'a2']).code, 0);
     assert.equal(jsonOf<Row[]>(cli(['list', '--db', db, '--status', 'superseded', '--format', 'json']))[0]?.chainId, 'a1');
     assert.equal(jsonOf<Row>(cli(['pin', 'a2', '--db', db, '--format', 'json'])).pinned, true);
     assert.equal(jsonOf<Row>(cli(['pin', 'a2', '--off', '--db', db, '--format', 'json'])).pinned, false);
     assert.equal(jsonOf<Row>(cli(['archive', 'a2', '--db', db, '--format', 'json'])).status, 'archived');
-    assert.equal(cli(['delete', 'a1', '--db', db]).stdout.trim(), 'Deleted 2 versions.');
+    assert.equal(cli(['delete', 'a1', '--db', db]).stdout.trim(), 'Deleted 3 versions.');
     assert.equal(cli(['show', 'a1', '--db', db]).code, 1);
   });
 
