@@ -11,7 +11,7 @@ import {
   activeEditorText,
   openView,
   runCli,
-  runCommand,
+  runCommandForQuickInput,
   screenshot,
   startExtensionSession,
   waitFor,
@@ -49,7 +49,7 @@ test('"Add artifact" with a non-ASCII title: draft, Ctrl+S, then in the sidebar 
   assert.ok(!listedTitles().includes(TITLE), 'the title is not in the seeded ledger');
   await openView(page, 'Artifacts');
 
-  await runCommand(page, 'Context Ledger: Add artifact');
+  await runCommandForQuickInput(page, 'Context Ledger: Add artifact', 'add artifact');
   const box = page.locator('.quick-input-widget .quick-input-box input');
   const firstRow = page.locator('.quick-input-widget .quick-input-list .monaco-list-row .label-name').first();
 

@@ -88,7 +88,7 @@ test('the extension activates in under 100 ms of its own work (from its log)', a
 test('a new task becomes the active task, and its stage changes, in the Active Task view', async () => {
   const page = wb!.page;
   const title = 'Stop double bookings — webhook retries ☂';
-  await runCommand(page, 'Context Ledger: New task…');
+  await runCommandForQuickInput(page, 'Context Ledger: New task…', 'new task (1/4)');
   await answerInputBox(page, 'new task (1/4)', title);
   await answerInputBox(page, 'new task (2/4)', 'Stripe retries the webhook; the booking is confirmed twice.');
   await answerInputBox(page, 'new task (3/4)', 'src/payments/webhooks.ts, src/bookings/**');
@@ -99,7 +99,7 @@ test('a new task becomes the active task, and its stage changes, in the Active T
   assert.ok(items.some((i) => i.label === 'Labels: bug, payments'), JSON.stringify(items));
   await screenshot(page, '02-task-view');
 
-  await runCommand(page, 'Context Ledger: Change task stage…');
+  await runCommandForQuickInput(page, 'Context Ledger: Change task stage…', `stage of "${title}"`);
   await pickQuickInputItem(page, `stage of "${title}"`, 'review', 'review');
   items = await waitForTreeItems(page, 'Active Task', (all) => all.some((i) => i.label === 'Stage: review'));
   assert.ok(items.some((i) => i.label === title));
@@ -127,7 +127,7 @@ test('"New version" opens the artifact, and the save is version 2 in the tree an
   const page = wb!.page;
   const title = 'Glossary: slip, berth, hold';
   const added = 'A *pontoon* carries several slips — ponton in the Dutch docs.';
-  await runCommand(page, 'Context Ledger: New version');
+  await runCommandForQuickInput(page, 'Context Ledger: New version', 'new version of');
   await pickQuickInputItem(page, 'new version of', 'Glossary', title);
   await withFailureScreenshot(page, 'edit-new-version', async () => {
     await waitFor(() => activeEditorText(page), (t) => t.includes('Edit the fields and the body') && t.includes('A *slip*'), 'the artifact document');
@@ -157,7 +157,7 @@ test('"Supersede…" with an existing artifact takes the old one out of the tree
   const page = wb!.page;
   const old = 'Deposits are 20% of the total, at least 50 EUR';
   const by = 'Cancellation refunds the deposit until 72 hours before arrival';
-  await runCommand(page, 'Context Ledger: Supersede…');
+  await runCommandForQuickInput(page, 'Context Ledger: Supersede…', 'supersede');
   await pickQuickInputItem(page, 'supersede', 'Deposits', old);
   await pickQuickInputItem(page, `Supersede "${old}"`, 'Cancellation refunds', by);
   await waitForTreeItems(page, 'Artifacts', (all) => !all.some((i) => i.label === old) && all.some((i) => i.label === by));
@@ -170,7 +170,7 @@ test('"Supersede…" → "New artifact…" opens a copy; saving it adds the repl
   const page = wb!.page;
   const old = 'Dates are Temporal.PlainDate in the marina time zone';
   const title = 'Dates are Temporal.ZonedDateTime in Europe/Amsterdam — zoned';
-  await runCommand(page, 'Context Ledger: Supersede…');
+  await runCommandForQuickInput(page, 'Context Ledger: Supersede…', 'supersede');
   await pickQuickInputItem(page, 'supersede', 'Temporal', old);
   await pickQuickInputItem(page, `Supersede "${old}"`, 'New artifact', 'New artifact…');
   await withFailureScreenshot(page, 'supersede-draft', async () => {
@@ -213,7 +213,7 @@ test('"Supersede…" → "New artifact…" opens a copy; saving it adds the repl
 test('"Restore" brings a superseded artifact back into the tree as active', async () => {
   const page = wb!.page;
   const old = 'Deposits are 20% of the total, at least 50 EUR';
-  await runCommand(page, 'Context Ledger: Restore');
+  await runCommandForQuickInput(page, 'Context Ledger: Restore', 'restore');
   await pickQuickInputItem(page, 'restore', 'Deposits', old);
   await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === old));
   await screenshot(page, '06d-restored');
@@ -244,7 +244,7 @@ test('"Restore" on an older version in the tree makes it the newest version agai
 
 test('searching the tree from the view title shows only matches, and clearing brings all back', async () => {
   const page = wb!.page;
-  await runCommand(page, 'Context Ledger: Search artifacts…');
+  await runCommandForQuickInput(page, 'Context Ledger: Search artifacts…', 'search artifacts');
   await answerInputBox(page, 'search artifacts', 'stripe');
   const items = await waitForTreeItems(page, 'Artifacts', (all) => !all.some((i) => i.label === 'Glossary: slip, berth, hold'));
   const leaves = items.filter((i) => i.depth === 3).map((i) => i.label);
@@ -350,7 +350,7 @@ test('"Add module memory for the current file" opens a draft scoped to its folde
   });
   await openView(page, 'Artifacts');
   // The tree only renders the rows in view: narrow it to find the new one.
-  await runCommand(page, 'Context Ledger: Search artifacts…');
+  await runCommandForQuickInput(page, 'Context Ledger: Search artifacts…', 'search artifacts');
   await answerInputBox(page, 'search artifacts', 'module');
   await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === 'Module: src/api' && i.description.includes('src/api/**')));
   const saved = await waitFor(() => Promise.resolve(artifacts('--type', 'module_memory')), (rows) => rows.some((a) => a.title === 'Module: src/api'), 'the module memory in the ledger');
@@ -424,7 +424,7 @@ test('the right-click menu of an artifact: pin, copy its URN, mark it useful, ar
   await waitForTreeItems(page, 'Artifacts', (all) => all.length > 0 && !all.some((i) => i.label === title));
   assert.equal(show(id).status, 'archived');
   // Archived artifacts are one filter away, and Restore is inline on them.
-  await runCommand(page, 'Context Ledger: Restore');
+  await runCommandForQuickInput(page, 'Context Ledger: Restore', 'restore');
   await pickQuickInputItem(page, 'restore', 'stable code', title);
   await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === title));
   assert.equal(show(id).status, 'active');

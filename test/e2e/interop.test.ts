@@ -23,6 +23,7 @@ import {
   packageExtension,
   REPO_ROOT,
   runCommand,
+  runCommandForQuickInput,
   screenshot,
   startCodeServer,
   VSIX_PATH,
@@ -183,8 +184,7 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
 
   // Importing again: nothing new, said so, nothing written.
   const before = fs.statSync(db).mtimeMs;
-  await runCommand(page, 'Context Ledger: Import Knowledge…');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Import Knowledge' }).waitFor({ state: 'visible' });
+  await runCommandForQuickInput(page, 'Context Ledger: Import Knowledge…', 'Import Knowledge');
   await page.keyboard.press('Enter');
   await waitForNotification(page, /nothing new to import — 0 added, 0 updated, 6 unchanged/);
   assert.equal(fs.statSync(db).mtimeMs, before, 're-import left the database file alone');
@@ -207,8 +207,7 @@ test('"Which Rules Apply to This File?" on an open file lists the rule files tha
 async function exportCopilot(page: Workbench['page'], expected: RegExp): Promise<string> {
   // Only this export's message counts.
   await runCommand(page, 'Notifications: Clear All Notifications');
-  await runCommand(page, 'Context Ledger: Export to Agent Rules…');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Export to Agent Rules' }).waitFor({ state: 'visible' });
+  await runCommandForQuickInput(page, 'Context Ledger: Export to Agent Rules…', 'Export to Agent Rules');
   await page.locator('.quick-input-widget .quick-input-box input').fill('Copilot');
   await page.keyboard.press('Enter');
   return waitForNotification(page, expected);
