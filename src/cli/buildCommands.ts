@@ -16,8 +16,10 @@ const BUILD_OPTIONS: OptionSpecs = {
   stage: { type: 'string', description: "Override the task's stage (plan, develop, review, test, ...)." },
   now: { type: 'string', value: 'ISO-8601', description: 'The time to build at (for reproducible output and benchmarks).' },
   tokenizer: { type: 'string', value: TOKENIZERS.join('|'), description: 'Tokenizer that counts the budget (default: o200k_base).' },
-  'no-workflow': { type: 'boolean', description: 'Leave out workflow memory (layer 4).' },
-  'no-instructions': { type: 'boolean', description: 'Leave out knowledge-production instructions (layer 5).' },
+  'no-workflow': { type: 'boolean', description: 'Leave out workflow memory (layer 4; also --no-l4).' },
+  'no-instructions': { type: 'boolean', description: 'Leave out knowledge-production instructions (layer 5; also --no-l5).' },
+  'no-l4': { type: 'boolean', description: 'The same as --no-workflow.' },
+  'no-l5': { type: 'boolean', description: 'The same as --no-instructions.' },
   'no-log': { type: 'boolean', description: 'Do not record this build in the assembly log (read-only).' },
   unreviewed: {
     type: 'string',
@@ -68,8 +70,8 @@ function requestFromOptions(context: CommandContext, trigger: string): { request
     paths: listOption(options, 'path'),
     trigger,
     options: {
-      ...(options['no-workflow'] === true ? { includeWorkflow: false } : {}),
-      ...(options['no-instructions'] === true ? { includeInstructions: false } : {}),
+      ...(options['no-workflow'] === true || options['no-l4'] === true ? { includeWorkflow: false } : {}),
+      ...(options['no-instructions'] === true || options['no-l5'] === true ? { includeInstructions: false } : {}),
       ...(unreviewed ? { unreviewed } : {}),
     },
   };

@@ -409,11 +409,14 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       unmatchedPath = true;
     }
     const proximity = unmatchedPath ? pathProximity(doc.globs, active) : 0;
+    // Knowledge written for the active task is named by it as surely as by its title.
+    const ownTask = a.scope === 'task' && task?.id !== undefined && a.taskId === task.id;
     const referenced =
-      task !== undefined &&
+      ownTask ||
+      (task !== undefined &&
       ((doc.foldedId.length > 4 && taskWords.has(doc.idHead) && foldedTask.includes(doc.foldedId)) ||
         (doc.foldedTitle.length >= 12 && taskWords.has(doc.titleHead) && doc.foldedTitle.trim().includes(' ') && foldedTask.includes(doc.foldedTitle)) ||
-        doc.globs.some((g) => g.literal && g.glob.length >= 4 && taskText.includes(g.glob)));
+        doc.globs.some((g) => g.literal && g.glob.length >= 4 && taskText.includes(g.glob))));
     const score = doc.slot >= 0 ? bm25[doc.slot]! : 0;
     const components = scoreComponents(
       {

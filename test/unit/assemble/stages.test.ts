@@ -81,6 +81,23 @@ describe('stage summaries (workflow memory across stages)', () => {
     assert.ok(review.indexOf('Stage develop') < review.indexOf('Stage plan'), review);
   });
 
+  test("the active task's own knowledge is in its task layer even when it shares no word with the task", async () => {
+    const { store, taskId } = await plannedTask();
+    // "Use SELECT FOR UPDATE…" has no word in common with "Webhook retries book twice".
+    const result = await assembleContext(store, { budget: 8000, log: false, paths: [], options: { includeWorkflow: false } });
+    const included = result.items.find((i) => i.id === 'dec-1');
+    assert.equal(included?.layer, 'task', JSON.stringify(result.excluded));
+    assert.equal(included?.mode, 'full');
+    assert.ok((included?.components?.reference ?? 0) > 0, 'explained as named by the task');
+    // Another task's knowledge stays out, however well its words match.
+    const other = store.createTask({ id: 't2', title: 'Payouts' });
+    store.createArtifact({ id: 'theirs', type: 'decision', scope: 'task', taskId: other.id, title: 'Webhook retries book twice', body: 'Webhook retries.' });
+    const again = await assembleContext(store, { budget: 8000, log: false, paths: [] });
+    assert.equal(again.excluded.find((e) => e.id === 'theirs')?.reason, 'other-task');
+    assert.ok(again.items.some((i) => i.id === 'dec-1'));
+    assert.equal(taskId, 't1');
+  });
+
   test('moving to the same stage records nothing; an empty stage or an unknown task is a clear error', async () => {
     const { store, taskId } = await plannedTask();
     const before = store.taskEvents(taskId).length;
@@ -182,5 +199,13 @@ describe('context-ledger task stage', () => {
     assert.match(cli(['task', 'events', 't1'], { cwd: root }).stdout, /stage_summary .*"deliverable"/);
     const built = cli(['build', '--no-log'], { cwd: root });
     assert.match(built.stdout, /## Workflow so far[\s\S]*Deliverable: "Plan the lock" .*: Lock the event row first\./);
+    assert.match(built.stdout, /## Recording what you learn/);
+    // Layers 4 and 5 can be left out, by name or by number (the design's L4 / L5).
+    for (const flags of [['--no-workflow', '--no-instructions'], ['--no-l4', '--no-l5']]) {
+      const without = cli(['build', '--no-log', ...flags], { cwd: root });
+      assert.equal(without.code, 0, without.stderr);
+      assert.doesNotMatch(without.stdout, /## Workflow so far|## Recording what you learn/, flags.join(' '));
+      assert.match(without.stdout, /Plan the lock/, 'the plan itself is still in the context');
+    }
   });
 });
