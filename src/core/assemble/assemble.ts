@@ -589,13 +589,20 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const present = (['task', 'path', 'global'] as const).filter((l) => entries[l].length > 0);
   const presentShare = present.reduce((sum, l) => sum + options.split[l], 0);
   let rollover = 0;
+  let bestWorth = 0;
+  for (const layer of ['task', 'path', 'global'] as const) for (const e of entries[layer]) if (e.value > bestWorth) bestWorth = e.value;
+  const floor = options.layerFloor * bestWorth;
+  const strong = (list: PackEntry[]): PackEntry[] => (floor > 0 ? list.filter((e) => e.value >= floor) : list);
   for (const layer of ['task', 'path', 'global'] as const) {
     const fraction = entries[layer].length === 0 ? 0 : presentShare > 0 ? options.split[layer] / presentShare : 0;
     const share = Math.floor(rest * fraction) + rollover;
     layerBudget[layer].budget = share;
-    const spent = packGreedy(entries[layer], state, share);
+    const spent = packGreedy(strong(entries[layer]), state, share);
     rollover = share - spent;
   }
+  // What the floor held back goes first to strong matches another layer's share cut short,
+  // then, as before, to the best of everything (rules and pins first).
+  if (floor > 0) packGreedy(strong([...entries.task, ...entries.path, ...entries.global]), state, state.remaining);
   const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
   packGreedy(allEntries, state, state.remaining);
 

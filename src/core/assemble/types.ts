@@ -49,6 +49,13 @@ export interface AssembleOptions {
   fixedShare: number;
   /** Share of the budget left after the fixed tier; unused shares roll over, then back-fill. */
   split: { global: number; task: number; path: number };
+  /**
+   * A layer's share is spent only on artifacts worth at least this fraction of the best
+   * candidate's worth; weaker ones wait for the back-fill. Without it a layer with nothing
+   * good fills its share with near-misses in full while a strong match of another layer
+   * stays a title line.
+   */
+  layerFloor: number;
   /** Lower is more important. */
   typePriority: Record<ArtifactType, number>;
   /** Recency halves every this many days (relative to `now`). */

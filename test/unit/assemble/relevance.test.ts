@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assembleContext, resolveOptions } from '../../../src/core/assemble';
+import { assembleContext, resolveOptions, type AssembleResult } from '../../../src/core/assemble';
 import { expectedWorth } from '../../../src/core/assemble/score';
 import { fixedClock, memoryStore } from '../helpers';
 
@@ -61,7 +61,8 @@ describe('relevance ranking', () => {
       task: { title: 'Invoice rounding is off by a cent', description: 'Round each invoice line half-even before tax.' },
       paths: ['src/billing/invoice.ts'],
       log: false,
-      options: { includeTaskBrief: false, fixedShare: 0 },
+      // The split alone: no floor, so every layer spends its own share.
+      options: { includeTaskBrief: false, fixedShare: 0, layerFloor: 0 },
     });
     const { task, path, global } = result.layers;
     assert.equal(task.budget, 0);
@@ -69,6 +70,32 @@ describe('relevance ranking', () => {
     assert.ok(Math.abs(global.budget / (global.budget + path.budget) - 5 / 7) < 0.02, JSON.stringify(result.layers));
     const shown = (prefix: string) => result.items.filter((i) => i.id.startsWith(prefix) && i.mode === 'full').length;
     assert.ok(shown('match-') > shown('near-'), result.items.map((i) => `${i.id} ${i.mode}`).join('\n'));
+  });
+
+  test("a layer's share is not spent on near-misses while a strong match of another layer is cut short", async () => {
+    const store = await memoryStore(fixedClock());
+    store.createArtifact({ id: 'payments', type: 'module_memory', scope: 'path', paths: ['src/payments/**'], title: 'Module: src/payments', body: `Stripe webhook handling is idempotent: events are stored by id. ${FILLER.repeat(6)}` });
+    store.createArtifact({ id: 'retries', type: 'learning', title: 'Stripe retries webhooks for three days', body: 'Handlers must be idempotent; store every event id before acting.' });
+    for (let i = 0; i < 6; i++) store.createArtifact({ id: `weak-${i}`, type: 'decision', title: `Booking rule ${i}`, body: `A booking rule about deposits and nights. Stripe is mentioned once. ${FILLER}` });
+    const request = {
+      budget: 420,
+      now: NOW,
+      task: { title: 'Stripe webhook retries create duplicate bookings', description: '' },
+      paths: ['src/payments/webhook.ts'],
+      log: false,
+      options: { includeTaskBrief: false, fixedShare: 0 },
+    };
+    const mode = (r: AssembleResult, id: string) => r.items.find((i) => i.id === id)?.mode ?? 'out';
+    const floored = await assembleContext(store, request);
+    const unfloored = await assembleContext(store, { ...request, options: { ...request.options, layerFloor: 0 } });
+    // Without the floor the global layer's half of the budget buys weak rules in full and the
+    // module note of the very file in play is cut to a title or preview.
+    assert.ok(unfloored.items.some((i) => i.id.startsWith('weak-') && i.mode === 'full'), JSON.stringify(unfloored.items.map((i) => [i.id, i.mode])));
+    assert.notEqual(mode(unfloored, 'payments'), 'full');
+    assert.equal(mode(floored, 'payments'), 'full', JSON.stringify(floored.items.map((i) => [i.id, i.mode])));
+    assert.equal(mode(floored, 'retries'), 'full');
+    assert.ok(floored.tokensUsed <= 420);
+    assert.throws(() => resolveOptions({ layerFloor: 2 }), /layerFloor/);
   });
 
   test('expected worth rises with the score on an absolute scale and is a valid option', () => {
