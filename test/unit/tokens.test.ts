@@ -49,6 +49,24 @@ describe('token counts', () => {
     assert.deepEqual(texts.slice(0, 20).map((t) => fresh.count(t)), first.slice(0, 20));
   });
 
+  test('a lazy counter answers cached counts without the tokenizer, and counts what is missing exactly', async () => {
+    const store = await memoryStore();
+    const loaded = await TokenCounter.load('o200k_base', store);
+    const known = 'Ünïcode ✓ 日本 words counted once, by the tokenizer, and kept in the store.';
+    const short = '## Rules';
+    const expected = [loaded.count(known), loaded.count(short)];
+    // Short texts are kept too: a later process must not need the tokenizer for a heading.
+    assert.equal(store.getTokenCount(contentHash(short), 'o200k_base'), expected[1]);
+
+    const lazy = TokenCounter.lazy('o200k_base', store);
+    assert.deepEqual([lazy.count(known), lazy.count(short)], expected);
+    assert.equal(lazy.isLoaded, false, 'both counts came from the store');
+    const fresh = 'A text nobody counted before: 🚀 emoji, 数据库 and <|endoftext|> in it.';
+    assert.equal(lazy.count(fresh), loaded.count(fresh));
+    assert.equal(lazy.isLoaded, true);
+    assert.equal(TokenCounter.lazy('o200k_base').count(fresh), loaded.count(fresh), 'without a store as well');
+  });
+
   test('the chars/4 estimate is there for comparison', () => {
     assert.equal(estimateTokens('12345678'), 2);
   });

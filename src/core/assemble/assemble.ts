@@ -304,7 +304,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const now = request.now ?? store.clock.now();
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new UserError('"now" must be a valid date.');
   const requestedPaths = request.paths === undefined ? undefined : stringArray(request.paths, 'paths');
-  const counter = await tokenCounter(store, tokenizer);
+  const counter = tokenCounter(store, tokenizer);
   // Live sources pull in the Markdown lexer and the compressors: loaded only when asked for.
   const liveModule = request.sources === undefined ? undefined : await import('../sources/live.js');
 

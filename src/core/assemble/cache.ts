@@ -120,7 +120,8 @@ export function carryIndexOverOwnWrites(store: LedgerStore, generationBefore: nu
   if (cached && cached.generation === generationBefore) cached.generation = store.generation;
 }
 
-export async function tokenCounter(store: LedgerStore, tokenizer: TokenizerName): Promise<TokenCounter> {
+/** The store's counter for `tokenizer`: it loads the tokenizer only for a count the store has not cached. */
+export function tokenCounter(store: LedgerStore, tokenizer: TokenizerName): TokenCounter {
   let byName = counters.get(store);
   if (!byName) {
     byName = new Map();
@@ -128,7 +129,7 @@ export async function tokenCounter(store: LedgerStore, tokenizer: TokenizerName)
   }
   let counter = byName.get(tokenizer);
   if (!counter) {
-    counter = await TokenCounter.load(tokenizer, store);
+    counter = TokenCounter.lazy(tokenizer, store);
     byName.set(tokenizer, counter);
   }
   return counter;
