@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { contentHash, estimateTokens, TokenCounter } from '../../src/core/tokens';
+import { contentHash, estimateTokens, hasLongRun, TokenCounter } from '../../src/core/tokens';
 import { memoryStore } from './helpers';
 
 describe('token counts', () => {
@@ -65,6 +65,21 @@ describe('token counts', () => {
     assert.equal(lazy.count(fresh), loaded.count(fresh));
     assert.equal(lazy.isLoaded, true);
     assert.equal(TokenCounter.lazy('o200k_base').count(fresh), loaded.count(fresh), 'without a store as well');
+  });
+
+  test('long unbroken runs are found exactly where /\\S{401,}/u finds them', () => {
+    const pieces = ['a', 'Z', '~', '日', '🚀', '\uD800', '\uDC00', ' ', '\n', '\u00A0', '\u2009', '\u3000', '\uFEFF', '\u200B', '\u0085'];
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (let i = 0; i < 400; i++) {
+      const spaceEvery = 1 + random(600);
+      let text = '';
+      for (let j = random(900); j > 0; j--) text += random(spaceEvery) === 0 ? pieces[7 + random(8)]! : pieces[random(7)]!;
+      assert.equal(hasLongRun(text), /\S{401,}/u.test(text), JSON.stringify(text.slice(0, 40)));
+    }
+    assert.equal(hasLongRun('🚀'.repeat(400)), false);
+    assert.equal(hasLongRun('🚀'.repeat(401)), true);
+    assert.equal(hasLongRun(`${'x'.repeat(400)}\u3000${'y'.repeat(400)}`), false);
   });
 
   test('the chars/4 estimate is there for comparison', () => {
