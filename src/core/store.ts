@@ -20,6 +20,7 @@ import {
   isArtifactType,
   isScope,
   isStatus,
+  isTokenizerName,
   TASK_EVENT_KINDS,
 } from './model';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
@@ -81,6 +82,16 @@ export interface AssemblyLogEntry {
 export interface AssemblyLogRow extends AssemblyLogEntry {
   id: number;
 }
+
+/**
+ * A write an append-only journal beside the database can carry instead of a rewrite of
+ * the whole file: what every logged build records (its log row, injection counts and the
+ * token counts it made). Readers replay it onto the database (`applyJournal`).
+ */
+export type JournalRecord =
+  | { op: 'log'; entry: AssemblyLogEntry }
+  | { op: 'injected'; ids: string[] }
+  | { op: 'tokens'; counts: Array<[string, TokenizerName, number]> };
 
 /** The fields that make two versions "the same"; timestamps and ids do not. */
 const CONTENT_FIELDS = ['type', 'scope', 'taskId', 'paths', 'title', 'body', 'summary', 'tags', 'conditions'] as const;
@@ -167,6 +178,11 @@ export class LedgerStore implements TokenCountCache {
   private readonly statements = new Map<string, Statement>();
   private readonly tokenCounts = new Map<TokenizerName, Map<string, number>>();
   private pendingTokenCounts: Array<[string, TokenizerName, number]> = [];
+  /** Journal-able writes since the last `takeJournal()`, and the generations they account for. */
+  private journal: JournalRecord[] = [];
+  private journaledGenerations = 0;
+  private journalGenerationMark = 0;
+  private tokenCountMark = 0;
 
   private constructor(
     private readonly db: Database,
@@ -716,6 +732,7 @@ export class LedgerStore implements TokenCountCache {
     if (this.pendingTokenCounts.length === 0) return;
     const pending = this.pendingTokenCounts;
     this.pendingTokenCounts = [];
+    this.tokenCountMark = 0;
     const write = (): void => {
       for (const row of pending) this.exec('INSERT OR REPLACE INTO token_count (content_hash, tokenizer, count) VALUES (?, ?, ?)', row);
     };
@@ -872,6 +889,12 @@ export class LedgerStore implements TokenCountCache {
 
   recordInjected(ids: readonly string[]): void {
     if (ids.length === 0) return;
+    const before = this.generation;
+    this.incrementInjected(ids);
+    this.journaled({ op: 'injected', ids: [...ids] }, before);
+  }
+
+  private incrementInjected(ids: readonly string[]): void {
     this.transaction(() => {
       for (const id of ids) {
         this.exec(
@@ -908,6 +931,13 @@ export class LedgerStore implements TokenCountCache {
   // ---------------------------------------------------------------- assembly log
 
   logAssembly(entry: AssemblyLogEntry): number {
+    const before = this.generation;
+    this.insertLogRow(entry);
+    this.journaled({ op: 'log', entry }, before);
+    return Number(this.scalar('SELECT last_insert_rowid()'));
+  }
+
+  private insertLogRow(entry: AssemblyLogEntry): void {
     this.run(
       `INSERT INTO assembly_log (at, task_id, budget, tokens_used, tokenizer, candidates, included, degraded, excluded, layers, duration_ms, output_hash, trigger)
        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -917,7 +947,52 @@ export class LedgerStore implements TokenCountCache {
         entry.outputHash, entry.trigger,
       ],
     );
-    return Number(this.scalar('SELECT last_insert_rowid()'));
+  }
+
+  // ---------------------------------------------------------------- journal
+
+  private journaled(record: JournalRecord, generationBefore: number): void {
+    this.journal.push(record);
+    this.journaledGenerations += this.generation - generationBefore;
+  }
+
+  /**
+   * The writes since the last call, as journal records, if every change since then is one
+   * a journal can carry (else undefined: the database must be written whole). Starts over.
+   */
+  takeJournal(): JournalRecord[] | undefined {
+    const changes = this.generation - this.journalGenerationMark;
+    const carried = changes === this.journaledGenerations ? [...this.journal] : undefined;
+    const counts = this.pendingTokenCounts.slice(this.tokenCountMark);
+    if (carried && counts.length > 0) carried.push({ op: 'tokens', counts });
+    this.journal = [];
+    this.journaledGenerations = 0;
+    this.journalGenerationMark = this.generation;
+    // Counts stay pending either way: the next full write puts them in the table.
+    this.tokenCountMark = this.pendingTokenCounts.length;
+    return carried;
+  }
+
+  /** Replays journal records written by `takeJournal()` (in this or another process). */
+  applyJournal(records: readonly unknown[]): void {
+    const before = this.generation;
+    const countsBefore = this.pendingTokenCounts.length;
+    try {
+      // A record that is not what `takeJournal` writes (a damaged file) is skipped.
+      this.transaction(() => {
+        for (const record of records) {
+          if (!isJournalRecord(record)) continue;
+          if (record.op === 'log') this.insertLogRow(record.entry);
+          else if (record.op === 'injected') this.incrementInjected(record.ids);
+          else for (const [hash, tokenizer, count] of record.counts) this.putTokenCount(hash, tokenizer, count);
+        }
+      });
+    } finally {
+      // What was replayed is on disk already: not a change of this store's to journal again
+      // (a migration on opening still is one, and still makes the next write a full one).
+      this.journalGenerationMark += this.generation - before;
+      if (this.tokenCountMark === countsBefore) this.tokenCountMark = this.pendingTokenCounts.length;
+    }
   }
 
   recentAssemblies(limit = 50): AssemblyLogRow[] {
@@ -938,6 +1013,26 @@ export class LedgerStore implements TokenCountCache {
       trigger: String(row.trigger),
     }));
   }
+}
+
+function isJournalRecord(value: unknown): value is JournalRecord {
+  if (value === null || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  const isString = (v: unknown): v is string => typeof v === 'string';
+  const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  if (record.op === 'injected') return Array.isArray(record.ids) && record.ids.every(isString);
+  if (record.op === 'tokens') {
+    return (
+      Array.isArray(record.counts) &&
+      record.counts.every((c) => Array.isArray(c) && c.length === 3 && isString(c[0]) && isTokenizerName(c[1]) && isNumber(c[2]) && c[2] >= 0)
+    );
+  }
+  if (record.op !== 'log' || record.entry === null || typeof record.entry !== 'object') return false;
+  const e = record.entry as Record<string, unknown>;
+  return (
+    isString(e.at) && (e.taskId === null || isString(e.taskId)) && isNumber(e.budget) && isNumber(e.tokensUsed) && isTokenizerName(e.tokenizer) &&
+    isNumber(e.candidates) && isNumber(e.durationMs) && isString(e.outputHash) && isString(e.trigger)
+  );
 }
 
 function sameContent(a: Artifact, b: Artifact): boolean {

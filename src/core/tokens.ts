@@ -21,22 +21,69 @@ const COUNT_AS_TEXT = { disallowedSpecial: new Set<string>() };
 const LONG_RUN = 400;
 const LONG_RUN_PATTERN = new RegExp(`\\S{${LONG_RUN + 1},}`, 'u');
 
+/**
+ * Whether `text` has a run `LONG_RUN_PATTERN` would find: more than LONG_RUN code points
+ * none of which is `\s`. The same answer as the pattern's `test`, without the regular
+ * expression engine's cost per character (most texts counted are whole bodies).
+ */
+export function hasLongRun(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 32 && code < 127) {
+      if (++run > LONG_RUN) return true;
+      continue;
+    }
+    if (isSpace(code)) {
+      run = 0;
+      continue;
+    }
+    // A surrogate pair is one code point, as for the pattern's `u` flag.
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    if (++run > LONG_RUN) return true;
+  }
+  return false;
+}
+
+/** JavaScript's `\s`: ASCII white space, NBSP, the Unicode space separators, line/paragraph separators and BOM. */
+function isSpace(code: number): boolean {
+  return (
+    (code >= 9 && code <= 13) ||
+    code === 32 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
 /** Characters of text kept as keys of a counter's by-text memo before it starts over. */
 const BY_TEXT_CHARS = 4 * 1024 * 1024;
 
-const encodingCache = new Map<TokenizerName, Promise<Encoding>>();
+const encodings = new Map<TokenizerName, Encoding>();
 
-/** Loads a tokenizer on first use only: loading o200k_base costs ~0.3 s. */
-function loadEncoding(name: TokenizerName): Promise<Encoding> {
-  let pending = encodingCache.get(name);
-  if (!pending) {
-    pending =
+/**
+ * Loads a tokenizer on first use only: loading o200k_base costs ~0.3 s, and a build whose
+ * counts are all cached never needs it. Synchronous, so a counter can load it in the
+ * middle of a build; the bundles reach each tokenizer's file through a `require` stub.
+ */
+function loadEncoding(name: TokenizerName): Encoding {
+  let encoding = encodings.get(name);
+  if (!encoding) {
+    encoding =
       name === 'cl100k_base'
-        ? import('gpt-tokenizer/encoding/cl100k_base')
-        : import('gpt-tokenizer/encoding/o200k_base');
-    encodingCache.set(name, pending);
+        ? // eslint-disable-next-line @typescript-eslint/no-require-imports
+          (require('gpt-tokenizer/encoding/cl100k_base') as Encoding)
+        : // eslint-disable-next-line @typescript-eslint/no-require-imports
+          (require('gpt-tokenizer/encoding/o200k_base') as Encoding);
+    encodings.set(name, encoding);
   }
-  return pending;
+  return encoding;
 }
 
 /** Where counts survive between processes (the store's token_count table). */
@@ -49,7 +96,10 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** A loaded tokenizer that counts synchronously, with an in-memory and optional persistent cache. */
+/**
+ * Counts tokens synchronously, with an in-memory and optional persistent cache. The
+ * tokenizer itself is loaded when a count is first missing from both caches.
+ */
 export class TokenCounter {
   private readonly memo = new Map<string, number>();
   /**
@@ -59,14 +109,33 @@ export class TokenCounter {
   private readonly byText = new Map<string, number>();
   private byTextChars = 0;
 
+  private loaded: Encoding | undefined;
+
   private constructor(
     readonly tokenizer: TokenizerName,
-    private readonly encoding: Encoding,
     private readonly persistent?: TokenCountCache,
   ) {}
 
-  static async load(tokenizer: TokenizerName, persistent?: TokenCountCache): Promise<TokenCounter> {
-    return new TokenCounter(tokenizer, await loadEncoding(tokenizer), persistent);
+  /** A counter with its tokenizer loaded now (for callers that count uncached text right away). */
+  static load(tokenizer: TokenizerName, persistent?: TokenCountCache): Promise<TokenCounter> {
+    const counter = new TokenCounter(tokenizer, persistent);
+    counter.encoding();
+    return Promise.resolve(counter);
+  }
+
+  /** A counter that loads its tokenizer only when a count is missing from the caches. */
+  static lazy(tokenizer: TokenizerName, persistent?: TokenCountCache): TokenCounter {
+    return new TokenCounter(tokenizer, persistent);
+  }
+
+  /** Whether the tokenizer has been loaded (a cached count does not load it). */
+  get isLoaded(): boolean {
+    return this.loaded !== undefined;
+  }
+
+  private encoding(): Encoding {
+    this.loaded ??= loadEncoding(this.tokenizer);
+    return this.loaded;
   }
 
   /** Exact count of `text` (an upper bound for pathological unbroken runs, see LONG_RUN). */
@@ -74,7 +143,9 @@ export class TokenCounter {
     if (text.length === 0) return 0;
     let n = this.byText.get(text);
     if (n !== undefined) return n;
-    n = text.length < 64 ? this.countUncached(text) : this.countWithHash(text, contentHash(text));
+    // Short texts are cheaper to count than to hash, once the tokenizer is loaded; until
+    // then, and for the persistent cache's sake, they are looked up by hash like the rest.
+    n = text.length < 64 && !this.persistent && this.loaded ? this.countUncached(text) : this.countWithHash(text, contentHash(text));
     if (text.length <= BY_TEXT_CHARS / 16) {
       if (this.byTextChars + text.length > BY_TEXT_CHARS) {
         this.byText.clear();
@@ -100,20 +171,21 @@ export class TokenCounter {
   }
 
   private countUncached(text: string): number {
-    if (!LONG_RUN_PATTERN.test(text)) return this.encoding.countTokens(text, COUNT_AS_TEXT);
+    const encoding = this.encoding();
+    if (!hasLongRun(text)) return encoding.countTokens(text, COUNT_AS_TEXT);
     let total = 0;
     let rest = text;
     for (let match = LONG_RUN_PATTERN.exec(rest); match; match = LONG_RUN_PATTERN.exec(rest)) {
       const before = rest.slice(0, match.index);
-      if (before) total += this.encoding.countTokens(before, COUNT_AS_TEXT);
+      if (before) total += encoding.countTokens(before, COUNT_AS_TEXT);
       const run = match[0];
       const chars = Array.from(run);
       for (let i = 0; i < chars.length; i += LONG_RUN) {
-        total += this.encoding.countTokens(chars.slice(i, i + LONG_RUN).join(''), COUNT_AS_TEXT) + 1;
+        total += encoding.countTokens(chars.slice(i, i + LONG_RUN).join(''), COUNT_AS_TEXT) + 1;
       }
       rest = rest.slice(match.index + run.length);
     }
-    if (rest) total += this.encoding.countTokens(rest, COUNT_AS_TEXT);
+    if (rest) total += encoding.countTokens(rest, COUNT_AS_TEXT);
     return total;
   }
 }

@@ -191,7 +191,8 @@ export class LedgerRegistry extends DisposableBase {
     const file = databaseFileFor(folder, this.config.get(folder.uri).databasePath);
     const ledger = new FolderLedger(folder, file, this.logger, (kind) => this.changed.fire({ folder, kind }));
     const debounce = new Debouncer(250, () => void ledger.fileChanged());
-    const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)));
+    // The journal beside the database takes other processes' build records (see LedgerFile).
+    const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), `${path.basename(file)}{,.journal}`));
     const watcher = vscode.Disposable.from(
       fsWatcher,
       fsWatcher.onDidChange(() => debounce.schedule()),

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { UserError } from '../core/model';
-import { type Clock, CorruptDatabaseError, LedgerStore, systemClock } from '../core/store';
+import { type Clock, CorruptDatabaseError, type JournalRecord, LedgerStore, systemClock } from '../core/store';
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
 
@@ -70,6 +70,54 @@ function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined):
   return a?.ino === b?.ino && a?.size === b?.size && a?.mtimeMs === b?.mtimeMs;
 }
 
+/**
+ * A journal past this size is merged into the database by the next write instead of
+ * growing: every reader replays it on opening.
+ */
+const JOURNAL_LIMIT = 1024 * 1024;
+
+interface JournalState {
+  /** The journal file as loaded (undefined: there was none). */
+  identity: FileIdentity | undefined;
+  /** It belongs to the database as loaded (its header names that file), so it was replayed. */
+  applies: boolean;
+  /** Its last line is complete; else the next record starts on a new line. */
+  endsWithNewline: boolean;
+}
+
+/**
+ * Replays the journal beside `file` onto `store` if it was written for the database
+ * file `base` (a journal for a database since replaced is ignored: a full write already
+ * put its records in). A line cut short by a crash is skipped; the lines before it count.
+ */
+function replayJournal(file: string, base: FileIdentity | undefined, store: LedgerStore): JournalState {
+  const { bytes, identity } = readWithIdentity(file);
+  if (!bytes || !identity || !base) return { identity, applies: false, endsWithNewline: true };
+  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\n');
+  const header = parseJournalLine(lines[0]) as { base?: FileIdentity } | undefined;
+  const endsWithNewline = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a;
+  if (!header?.base || !sameIdentity(header.base, base)) return { identity, applies: false, endsWithNewline };
+  for (const line of lines.slice(1)) {
+    const records = (parseJournalLine(line) as { records?: unknown } | undefined)?.records;
+    if (!Array.isArray(records)) continue;
+    try {
+      store.applyJournal(records);
+    } catch {
+      // Records SQLite refuses (a damaged line) are rolled back and skipped; the rest still count.
+    }
+  }
+  return { identity, applies: true, endsWithNewline };
+}
+
+function parseJournalLine(line: string | undefined): unknown {
+  if (!line) return undefined;
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 function timestampForFileName(date: Date): string {
   return date.toISOString().replace(/[:.]/g, '-');
 }
@@ -83,9 +131,14 @@ function sleep(ms: number): Promise<void> {
  * every write takes an exclusive lock file, re-reads the file if another process
  * replaced it since we loaded it, applies the change, writes a temporary file in the
  * same folder and renames it over the old one, keeping the previous file as `.bak`.
+ *
+ * A write that only records a build (its assembly_log row, injection counts and token
+ * counts) is appended to `<file>.journal` instead of rewriting the whole database: every
+ * reader replays the journal on loading, and the next full write merges it and removes it.
  */
 export class LedgerFile {
   private loaded: FileIdentity | undefined;
+  private journal: JournalState = { identity: undefined, applies: false, endsWithNewline: true };
 
   private constructor(
     readonly file: string,
@@ -103,6 +156,10 @@ export class LedgerFile {
 
   get backupFile(): string {
     return `${this.file}.bak`;
+  }
+
+  get journalFile(): string {
+    return `${this.file}.journal`;
   }
 
   /** The in-memory store as last loaded; call `refresh()` first to see other writers' changes. */
@@ -127,14 +184,17 @@ export class LedgerFile {
       throw new UserError(`${absolute} is a folder, not a database file.`, 'Pass the path of the .db file with --db.');
     }
     const sql = await loadSqlJs();
-    const { store, identity } = LedgerFile.load(absolute, sql, options.clock ?? systemClock);
-    return new LedgerFile(absolute, sql, store, identity, options);
+    const { store, identity, journal } = LedgerFile.load(absolute, sql, options.clock ?? systemClock);
+    const ledger = new LedgerFile(absolute, sql, store, identity, options);
+    ledger.journal = journal;
+    return ledger;
   }
 
-  private static load(file: string, sql: SqlJsStatic, clock: Clock): { store: LedgerStore; identity: FileIdentity | undefined } {
+  private static load(file: string, sql: SqlJsStatic, clock: Clock): { store: LedgerStore; identity: FileIdentity | undefined; journal: JournalState } {
     const { bytes, identity } = readWithIdentity(file);
     try {
-      return { store: LedgerStore.open(sql, bytes, clock), identity };
+      const store = LedgerStore.open(sql, bytes, clock);
+      return { store, identity, journal: replayJournal(`${file}.journal`, identity, store) };
     } catch (error) {
       if (!(error instanceof CorruptDatabaseError)) throw error;
       const aside = `${file}.corrupt-${timestampForFileName(clock.now())}`;
@@ -149,12 +209,12 @@ export class LedgerFile {
 
   /** Re-reads the file if another process replaced it since it was loaded. Returns whether it did. */
   refresh(): boolean {
-    const now = identityOf(this.file);
-    if (sameIdentity(now, this.loaded)) return false;
+    if (sameIdentity(identityOf(this.file), this.loaded) && sameIdentity(identityOf(this.journalFile), this.journal.identity)) return false;
     const fresh = LedgerFile.load(this.file, this.sql, this.options.clock ?? systemClock);
     this.current.close();
     this.current = fresh.store;
     this.loaded = fresh.identity;
+    this.journal = fresh.journal;
     return true;
   }
 
@@ -181,7 +241,10 @@ export class LedgerFile {
         this.reloadAfterFailure();
         throw error;
       }
-      if (this.current.generation !== before || !fs.existsSync(this.file)) this.persist();
+      const journaled = this.current.takeJournal();
+      if (this.current.generation !== before || !fs.existsSync(this.file)) {
+        if (!journaled || journaled.length === 0 || !this.appendJournal(journaled)) this.persist();
+      }
       return result;
     } finally {
       release();
@@ -233,6 +296,34 @@ export class LedgerFile {
     if (fs.existsSync(this.file)) this.keepBackup();
     fs.renameSync(temp, this.file);
     this.loaded = identityOf(this.file);
+    // The database now holds what the journal held. Should this not happen (a crash), the
+    // journal names the database it was for, and is ignored beside this one.
+    fs.rmSync(this.journalFile, { force: true });
+    this.journal = { identity: undefined, applies: false, endsWithNewline: true };
+  }
+
+  /**
+   * Appends `records` to the journal (under the write lock, after `refresh()`): the
+   * database file stays as it is. Returns false when the database must be written whole
+   * instead: there is none yet, or the journal is due to be merged.
+   */
+  private appendJournal(records: JournalRecord[]): boolean {
+    if (!this.loaded || !fs.existsSync(this.file)) return false;
+    const line = `${JSON.stringify({ records })}\n`;
+    const fresh = !this.journal.applies;
+    const size = fresh ? 0 : (this.journal.identity?.size ?? 0);
+    if (size + Buffer.byteLength(line) > JOURNAL_LIMIT) return false;
+    const text = fresh ? `${JSON.stringify({ journal: 1, base: this.loaded })}\n${line}` : `${this.journal.endsWithNewline ? '' : '\n'}${line}`;
+    // A journal left for a database since replaced is started over, not appended to.
+    const fd = fs.openSync(this.journalFile, fresh ? 'w' : 'a');
+    try {
+      fs.writeSync(fd, text);
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.journal = { identity: identityOf(this.journalFile), applies: true, endsWithNewline: true };
+    return true;
   }
 
   /**

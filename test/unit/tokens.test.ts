@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { contentHash, estimateTokens, TokenCounter } from '../../src/core/tokens';
+import { contentHash, estimateTokens, hasLongRun, TokenCounter } from '../../src/core/tokens';
 import { memoryStore } from './helpers';
 
 describe('token counts', () => {
@@ -47,6 +47,39 @@ describe('token counts', () => {
     const fresh = await TokenCounter.load('o200k_base');
     assert.deepEqual(texts.map((t) => counter.count(t)), first);
     assert.deepEqual(texts.slice(0, 20).map((t) => fresh.count(t)), first.slice(0, 20));
+  });
+
+  test('a lazy counter answers cached counts without the tokenizer, and counts what is missing exactly', async () => {
+    const store = await memoryStore();
+    const loaded = await TokenCounter.load('o200k_base', store);
+    const known = 'Ünïcode ✓ 日本 words counted once, by the tokenizer, and kept in the store.';
+    const short = '## Rules';
+    const expected = [loaded.count(known), loaded.count(short)];
+    // Short texts are kept too: a later process must not need the tokenizer for a heading.
+    assert.equal(store.getTokenCount(contentHash(short), 'o200k_base'), expected[1]);
+
+    const lazy = TokenCounter.lazy('o200k_base', store);
+    assert.deepEqual([lazy.count(known), lazy.count(short)], expected);
+    assert.equal(lazy.isLoaded, false, 'both counts came from the store');
+    const fresh = 'A text nobody counted before: 🚀 emoji, 数据库 and <|endoftext|> in it.';
+    assert.equal(lazy.count(fresh), loaded.count(fresh));
+    assert.equal(lazy.isLoaded, true);
+    assert.equal(TokenCounter.lazy('o200k_base').count(fresh), loaded.count(fresh), 'without a store as well');
+  });
+
+  test('long unbroken runs are found exactly where /\\S{401,}/u finds them', () => {
+    const pieces = ['a', 'Z', '~', '日', '🚀', '\uD800', '\uDC00', ' ', '\n', '\u00A0', '\u2009', '\u3000', '\uFEFF', '\u200B', '\u0085'];
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (let i = 0; i < 400; i++) {
+      const spaceEvery = 1 + random(600);
+      let text = '';
+      for (let j = random(900); j > 0; j--) text += random(spaceEvery) === 0 ? pieces[7 + random(8)]! : pieces[random(7)]!;
+      assert.equal(hasLongRun(text), /\S{401,}/u.test(text), JSON.stringify(text.slice(0, 40)));
+    }
+    assert.equal(hasLongRun('🚀'.repeat(400)), false);
+    assert.equal(hasLongRun('🚀'.repeat(401)), true);
+    assert.equal(hasLongRun(`${'x'.repeat(400)}\u3000${'y'.repeat(400)}`), false);
   });
 
   test('the chars/4 estimate is there for comparison', () => {

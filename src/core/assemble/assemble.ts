@@ -1,7 +1,7 @@
 import { type Artifact, type Task, type TaskEvent, type TokenizerName, UserError, isTokenizerName } from '../model';
 import type { LedgerStore } from '../store';
 import { contentHash, type TokenCounter } from '../tokens';
-import { type DocInfo, type LedgerIndex, type RenderMemo, carryIndexOverOwnWrites, ledgerIndex, tokenCounter } from './cache';
+import { type ArtifactLayer, type DocInfo, type LedgerIndex, type RenderMemo, carryIndexOverOwnWrites, intendedLayer, ledgerIndex, tokenCounter } from './cache';
 import { type GateContext, passesGate } from './gating';
 import { type Level, type PackEntry, type PackState, packGreedy } from './pack';
 import { type ActivePath, type PathMatch, matchGlob, pathProximity, toActivePath } from './paths';
@@ -115,7 +115,7 @@ function recentFiles(store: LedgerStore, now: Date): string[] {
 interface Candidate {
   doc: DocInfo;
   artifact: Artifact;
-  layer: Exclude<Layer, 'workflow' | 'instructions'>;
+  layer: ArtifactLayer;
   components: ScoreComponents;
   score: number;
   pathMatch?: PathMatch;
@@ -125,9 +125,8 @@ interface Candidate {
   bm25: number;
 }
 
-/** Where an artifact goes before path matching: a path-scope one that matches nothing may rank in global instead. */
-function intendedLayer(a: Artifact): Candidate['layer'] {
-  return a.type === 'constitution' || a.pinned ? 'fixed' : a.scope === 'task' ? 'task' : a.scope === 'path' ? 'path' : 'global';
+function leftOutItem(a: Artifact, layer: ArtifactLayer, reason: ExcludedItem['reason'], detail: string | undefined): ExcludedItem {
+  return { id: a.id, title: a.title, type: a.type, layer, reason, ...(detail ? { detail } : {}) };
 }
 
 interface Rendered {
@@ -304,7 +303,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const now = request.now ?? store.clock.now();
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new UserError('"now" must be a valid date.');
   const requestedPaths = request.paths === undefined ? undefined : stringArray(request.paths, 'paths');
-  const counter = await tokenCounter(store, tokenizer);
+  const counter = tokenCounter(store, tokenizer);
   // Live sources pull in the Markdown lexer and the compressors: loaded only when asked for.
   const liveModule = request.sources === undefined ? undefined : await import('../sources/live.js');
 
@@ -346,7 +345,10 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const feedback = store.allFeedback();
   const maxTypePriority = Math.max(0, ...Object.values(options.typePriority));
 
-  const excluded: ExcludedItem[] = [];
+  // What the candidate loop left out, in ledger order: a below-threshold artifact (most of
+  // a large ledger) is kept as its candidate and becomes an ExcludedItem only if someone
+  // reads `result.excluded`; most builds hand over their text and never look.
+  const leftOut: Array<ExcludedItem | Candidate> = [];
   const invalidGlobs: AssembleResult['invalidGlobs'] = [];
   const supersededBy = new Map<string, string>();
   for (const doc of idx.docs) if (doc.artifact.supersedes) supersededBy.set(doc.artifact.supersedes, doc.artifact.id);
@@ -358,22 +360,22 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   for (const doc of idx.docs) {
     const a = doc.artifact;
     for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
-    const base = { id: a.id, title: a.title, type: a.type, layer: intendedLayer(a) };
+    const intended = doc.layer;
     if (a.status === 'superseded') {
       const by = supersededBy.get(a.chainId) ?? (typeof a.extra.supersededBy === 'string' ? a.extra.supersededBy : undefined);
-      excluded.push({ ...base, reason: 'superseded', ...(by ? { detail: `superseded by ${by}` } : {}) });
+      leftOut.push(leftOutItem(a, intended, 'superseded', by ? `superseded by ${by}` : undefined));
       continue;
     }
     if (a.status === 'archived') {
-      excluded.push({ ...base, reason: 'archived' });
+      leftOut.push(leftOutItem(a, intended, 'archived', undefined));
       continue;
     }
     if (options.unreviewed === 'hold' && isUnreviewed(a)) {
-      excluded.push({ ...base, reason: 'unreviewed', detail: `written by ${a.source}; held until a person approves it` });
+      leftOut.push(leftOutItem(a, intended, 'unreviewed', `written by ${a.source}; held until a person approves it`));
       continue;
     }
     if (a.scope === 'task' && (!task?.id || a.taskId !== task.id)) {
-      excluded.push({ ...base, reason: 'other-task', detail: `belongs to task ${a.taskId ?? '(none)'}` });
+      leftOut.push(leftOutItem(a, intended, 'other-task', `belongs to task ${a.taskId ?? '(none)'}`));
       continue;
     }
     const c = a.conditions;
@@ -381,7 +383,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       const gated = passesGate(c, gate);
       for (const bad of gated.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
       if (!gated.pass) {
-        excluded.push({ ...base, reason: 'gated', ...(gated.detail ? { detail: gated.detail } : {}) });
+        leftOut.push(leftOutItem(a, intended, 'gated', gated.detail || undefined));
         continue;
       }
     }
@@ -397,12 +399,12 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
         if (m && (!pathMatch || m.specificity > pathMatch.specificity)) pathMatch = m;
       }
     }
-    const fixed = base.layer === 'fixed';
-    let layer = base.layer;
+    const fixed = intended === 'fixed';
+    let layer = intended;
     let unmatchedPath = false;
     if (layer === 'path' && !pathMatch) {
       if (options.unmatchedPathArtifacts === 'exclude' || doc.globs.length === 0) {
-        excluded.push({ ...base, reason: 'path-mismatch', detail: `paths ${a.paths.join(', ')} match no active path` });
+        leftOut.push(leftOutItem(a, intended, 'path-mismatch', `paths ${a.paths.join(', ')} match no active path`));
         continue;
       }
       layer = 'global';
@@ -443,13 +445,12 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       unmatchedPath,
       referenced,
       bm25: score,
-      ...(pathMatch ? { pathMatch } : {}),
+      pathMatch,
     };
     const evidence = queryEmpty || score > 0 || referenced || pathMatch !== undefined || proximity > 0;
     const relevantEnough = components.relevance >= options.minRelevance * options.weights.relevance || referenced || pathMatch !== undefined;
     if (!fixed && (!evidence || !relevantEnough || candidate.score <= 0)) {
-      // Spelled out, not spread from `base`: this runs for most of a large ledger on every build.
-      excluded.push({ id: a.id, title: a.title, type: a.type, layer, reason: 'below-threshold', score: candidate.score, components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
+      leftOut.push(candidate);
       continue;
     }
     candidates.push(candidate);
@@ -474,7 +475,8 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const entryOf = new Map<PackEntry, Candidate>();
   const makeEntry = (c: Candidate): PackEntry => {
     const a = c.artifact;
-    const exact = new Set<number>();
+    // Bit `level` set: that level's cost was asked for exactly (and is memoised since).
+    let exact = 0;
     const entry: PackEntry = {
       key: a.id,
       // Rules and pins are worth as much as the best match; the rest by score.
@@ -483,13 +485,13 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       section: sectionFor(c.layer, a),
       allowed: [true, options.titles || c.layer === 'fixed', options.previews || c.layer === 'fixed', true],
       cost: (level, wantExact) => {
-        if (wantExact || exact.has(level)) {
-          exact.add(level);
+        if (wantExact || (exact & (1 << level)) !== 0) {
+          exact |= 1 << level;
           return artifactCost(build, a, level);
         }
         return artifactEstimate(a, level, options.previewChars);
       },
-      isExact: (level) => exact.has(level),
+      isExact: (level) => (exact & (1 << level)) !== 0,
       level: 0,
     };
     entryOf.set(entry, c);
@@ -803,32 +805,51 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   if (!includeWorkflow) layerBudget.workflow.budget = 0;
   if (!includeInstructions) layerBudget.instructions.budget = 0;
 
-  for (const entry of allEntries) {
-    if (entry.level > 0) continue;
-    const c = entryOf.get(entry)!;
-    excluded.push({
-      id: c.artifact.id,
-      title: c.artifact.title,
-      type: c.artifact.type,
-      layer: c.layer,
-      reason: 'budget',
-      score: round(c.score),
-      components: roundComponents(c.components),
-    });
-  }
-  const inPack = new Set(allEntries.map((e) => entryOf.get(e)!));
-  for (const c of candidates) {
-    if (inPack.has(c)) continue;
-    excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
-  }
+  // Older versions need the database: listed now, while the store is surely open.
+  const olderVersions: ExcludedItem[] = [];
   if (options.reportOlderVersions) {
     const latestIds = new Set(idx.docs.map((d) => d.artifact.id));
     for (const a of store.listArtifacts({ allVersions: true })) {
-      if (!latestIds.has(a.id)) excluded.push({ id: a.id, title: a.title, type: a.type, layer: intendedLayer(a), reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
+      if (!latestIds.has(a.id)) olderVersions.push({ id: a.id, title: a.title, type: a.type, layer: intendedLayer(a), reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
     }
   }
+  /** Everything left out, in the order reported: the candidate loop's, then what the budget left out, then older versions. */
+  const listExcluded = (): ExcludedItem[] => {
+    const excluded: ExcludedItem[] = [];
+    for (const e of leftOut) {
+      if (!('doc' in e)) {
+        excluded.push(e);
+        continue;
+      }
+      const evidence = queryEmpty || e.bm25 > 0 || e.referenced || e.pathMatch !== undefined || e.proximity > 0;
+      const a = e.artifact;
+      excluded.push({ id: a.id, title: a.title, type: a.type, layer: e.layer, reason: 'below-threshold', score: e.score, components: e.components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
+    }
+    for (const entry of allEntries) {
+      if (entry.level > 0) continue;
+      const c = entryOf.get(entry)!;
+      excluded.push({
+        id: c.artifact.id,
+        title: c.artifact.title,
+        type: c.artifact.type,
+        layer: c.layer,
+        reason: 'budget',
+        score: round(c.score),
+        components: roundComponents(c.components),
+      });
+    }
+    const inPack = new Set(allEntries.map((e) => entryOf.get(e)!));
+    for (const c of candidates) {
+      if (inPack.has(c)) continue;
+      excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
+    }
+    excluded.push(...olderVersions);
+    return excluded;
+  };
+  let excluded: ExcludedItem[] | undefined;
 
   if (options.reportExcludedTokens) {
+    excluded = listExcluded();
     const byId = new Map(idx.docs.map((d) => [d.artifact.id, d.artifact]));
     for (const e of excluded) {
       const a = byId.get(e.id) ?? store.getArtifact(e.id);
@@ -850,7 +871,14 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     tokensUsed,
     text,
     items,
-    excluded,
+    // Listed on first read (a reader may come after the store closed: the list needs only memory).
+    get excluded(): ExcludedItem[] {
+      excluded ??= listExcluded();
+      return excluded;
+    },
+    set excluded(list: ExcludedItem[]) {
+      excluded = list;
+    },
     layers: layerBudget,
     redactions: { count: redactionCount, kinds: sortKeys(redactionKinds) },
     candidates: candidates.length,
@@ -875,7 +903,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
         ...(live?.items ?? []).map((i) => ({ id: i.key, mode: i.mode, layer: i.source, tokens: i.tokens, score: i.relevance, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
       ],
       degraded: items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
-      excluded: summarizeExcluded(excluded),
+      excluded: summarizeExcluded(result.excluded),
       layers: layerBudget,
       durationMs: result.durationMs,
       outputHash,

@@ -5,9 +5,18 @@ import { cachedGlob } from './gating';
 import type { CompiledGlob } from './paths';
 import { type IndexParams, SearchIndex } from './relevance';
 import { foldForPhrase } from './text';
+import type { Layer } from './types';
+
+export type ArtifactLayer = Exclude<Layer, 'workflow' | 'instructions'>;
+
+/** Where an artifact goes before path matching: a path-scope one that matches nothing may rank in global instead. */
+export function intendedLayer(a: Artifact): ArtifactLayer {
+  return a.type === 'constitution' || a.pinned ? 'fixed' : a.scope === 'task' ? 'task' : a.scope === 'path' ? 'path' : 'global';
+}
 
 export interface DocInfo {
   artifact: Artifact;
+  layer: ArtifactLayer;
   /** Position in the search index, or -1 when the artifact is not indexed (not active). */
   slot: number;
   globs: CompiledGlob[];
@@ -89,6 +98,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     const foldedId = foldForPhrase(artifact.id);
     docs.push({
       artifact,
+      layer: intendedLayer(artifact),
       slot,
       globs,
       invalidGlobs,
@@ -120,7 +130,8 @@ export function carryIndexOverOwnWrites(store: LedgerStore, generationBefore: nu
   if (cached && cached.generation === generationBefore) cached.generation = store.generation;
 }
 
-export async function tokenCounter(store: LedgerStore, tokenizer: TokenizerName): Promise<TokenCounter> {
+/** The store's counter for `tokenizer`: it loads the tokenizer only for a count the store has not cached. */
+export function tokenCounter(store: LedgerStore, tokenizer: TokenizerName): TokenCounter {
   let byName = counters.get(store);
   if (!byName) {
     byName = new Map();
@@ -128,7 +139,7 @@ export async function tokenCounter(store: LedgerStore, tokenizer: TokenizerName)
   }
   let counter = byName.get(tokenizer);
   if (!counter) {
-    counter = await TokenCounter.load(tokenizer, store);
+    counter = TokenCounter.lazy(tokenizer, store);
     byName.set(tokenizer, counter);
   }
   return counter;

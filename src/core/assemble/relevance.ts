@@ -30,19 +30,20 @@ export class SearchIndex {
 
   static build(docs: readonly Artifact[], params: IndexParams): SearchIndex {
     // Flat typed arrays and one reused closure: this runs over every word of every body on
-    // a cold build (17 MB for 10,000 artifacts), so per-term allocations dominated it.
+    // a cold build (17 MB for 10,000 artifacts), so per-term and per-document allocations
+    // dominated it. Document d's distinct terms are pairs docStart[d] .. docStart[d + 1] - 1.
     const F = FIELDS.length;
     const n = docs.length;
     const termIds = new Map<string, number>();
     const termNames: string[] = [];
     const lengths = FIELDS.map(() => new Float64Array(n));
-    const docIds: Int32Array[] = new Array<Int32Array>(n);
-    const docTf: Int32Array[] = new Array<Int32Array>(n);
-    // The document that last saw each term, and the term's slot in that document.
+    const docStart = new Int32Array(n + 1);
+    let pairTerm = new Int32Array(1 << 16);
+    let pairTf = new Int32Array(F << 16);
+    let pairs = 0;
+    // The document that last saw each term, and the term's pair in that document.
     let seenIn = new Int32Array(4096).fill(-1);
-    let slotOf = new Int32Array(4096);
-    const ids: number[] = [];
-    const tf: number[] = [];
+    let pairOf = new Int32Array(4096);
     let d = 0;
     let field = 0;
     let fieldLengths = lengths[0]!;
@@ -56,20 +57,27 @@ export class SearchIndex {
           const grownSeen = new Int32Array(seenIn.length * 2).fill(-1);
           grownSeen.set(seenIn);
           seenIn = grownSeen;
-          const grownSlot = new Int32Array(slotOf.length * 2);
-          grownSlot.set(slotOf);
-          slotOf = grownSlot;
+          const grownPair = new Int32Array(pairOf.length * 2);
+          grownPair.set(pairOf);
+          pairOf = grownPair;
         }
       }
-      let slot: number;
+      let pair: number;
       if (seenIn[id] !== d) {
         seenIn[id] = d;
-        slot = ids.length;
-        slotOf[id] = slot;
-        ids.push(id);
-        for (let f = 0; f < F; f++) tf.push(0);
-      } else slot = slotOf[id]!;
-      tf[slot * F + field]!++;
+        pair = pairs++;
+        if (pair >= pairTerm.length) {
+          const grownTerm = new Int32Array(pairTerm.length * 2);
+          grownTerm.set(pairTerm);
+          pairTerm = grownTerm;
+          const grownTf = new Int32Array(pairTf.length * 2);
+          grownTf.set(pairTf);
+          pairTf = grownTf;
+        }
+        pairOf[id] = pair;
+        pairTerm[pair] = id;
+      } else pair = pairOf[id]!;
+      pairTf[pair * F + field]!++;
       fieldLengths[d]!++;
     };
     const inField = (f: number): void => {
@@ -78,8 +86,7 @@ export class SearchIndex {
     };
     for (d = 0; d < n; d++) {
       const a = docs[d]!;
-      ids.length = 0;
-      tf.length = 0;
+      docStart[d] = pairs;
       inField(0);
       forEachTerm(a.title, emit);
       inField(1);
@@ -89,57 +96,55 @@ export class SearchIndex {
       inField(3);
       if (a.summary) forEachTerm(a.summary, emit);
       forEachTerm(a.body.length > INDEX_BODY_CHARS ? a.body.slice(0, INDEX_BODY_CHARS) : a.body, emit);
-      docIds[d] = Int32Array.from(ids);
-      docTf[d] = Int32Array.from(tf);
     }
+    docStart[n] = pairs;
     const avg = lengths.map((column) => {
       let sum = 0;
-      for (const value of column) sum += value;
+      for (let i = 0; i < column.length; i++) sum += column[i]!;
       return n > 0 && sum > 0 ? sum / n : 1;
     });
     const weights = FIELDS.map((f) => params.fieldWeights[f]);
     const bs = FIELDS.map((f) => params.fieldB[f]);
     // First pass: each (document, term) weight before idf, and each term's document frequency.
-    const pseudoOf: Float64Array[] = new Array<Float64Array>(n);
+    const pseudoOf = new Float64Array(pairs);
     const df = new Int32Array(termNames.length);
     const norms = new Float64Array(F);
     for (d = 0; d < n; d++) {
-      const termsOfDoc = docIds[d]!;
-      const counts = docTf[d]!;
       for (let f = 0; f < F; f++) norms[f] = 1 - bs[f]! + (bs[f]! * lengths[f]![d]!) / avg[f]!;
-      const out = new Float64Array(termsOfDoc.length);
-      for (let i = 0; i < termsOfDoc.length; i++) {
+      for (let i = docStart[d]!; i < docStart[d + 1]!; i++) {
         let pseudo = 0;
         for (let f = 0; f < F; f++) {
-          const count = counts[i * F + f]!;
+          const count = pairTf[i * F + f]!;
           if (count > 0) pseudo += (weights[f]! * count) / norms[f]!;
         }
-        out[i] = pseudo;
-        if (pseudo > 0) df[termsOfDoc[i]!]!++;
+        pseudoOf[i] = pseudo;
+        if (pseudo > 0) df[pairTerm[i]!]!++;
       }
-      pseudoOf[d] = out;
     }
     // Second pass: postings in document order, weights saturated and multiplied by idf.
-    const postingDocs = Array.from(df, (count) => new Int32Array(count));
-    const postingWeights = Array.from(df, (count) => new Float64Array(count));
-    const filled = new Int32Array(termNames.length);
+    // Every term's postings are a slice of one flat array.
+    const postingStart = new Int32Array(termNames.length + 1);
+    for (let t = 0; t < termNames.length; t++) postingStart[t + 1] = postingStart[t]! + df[t]!;
+    const postingDocs = new Int32Array(postingStart[termNames.length]!);
+    const postingWeights = new Float64Array(postingDocs.length);
+    const filled = postingStart.slice(0, termNames.length);
     const idfs = Float64Array.from(df, (count) => Math.log(1 + (n - count + 0.5) / (count + 0.5)));
     for (d = 0; d < n; d++) {
-      const termsOfDoc = docIds[d]!;
-      const pseudos = pseudoOf[d]!;
-      for (let i = 0; i < termsOfDoc.length; i++) {
-        const pseudo = pseudos[i]!;
+      for (let i = docStart[d]!; i < docStart[d + 1]!; i++) {
+        const pseudo = pseudoOf[i]!;
         if (pseudo <= 0) continue;
-        const t = termsOfDoc[i]!;
+        const t = pairTerm[i]!;
         const at = filled[t]!++;
-        postingDocs[t]![at] = d;
-        postingWeights[t]![at] = ((pseudo * (params.k1 + 1)) / (params.k1 + pseudo)) * idfs[t]!;
+        postingDocs[at] = d;
+        postingWeights[at] = ((pseudo * (params.k1 + 1)) / (params.k1 + pseudo)) * idfs[t]!;
       }
     }
     const postings = new Map<string, { docs: Int32Array; weights: Float64Array }>();
     for (let t = 0; t < termNames.length; t++) {
       if (df[t] === 0) continue;
-      postings.set(termNames[t]!, { docs: postingDocs[t]!, weights: postingWeights[t]! });
+      const from = postingStart[t]!;
+      const to = postingStart[t + 1]!;
+      postings.set(termNames[t]!, { docs: postingDocs.subarray(from, to), weights: postingWeights.subarray(from, to) });
     }
     return new SearchIndex(n, postings);
   }

@@ -94,41 +94,35 @@ function normalizeUncached(raw: string): string | undefined {
  * `emit` is called once per term occurrence; callers count.
  */
 export function forEachTerm(text: string, emit: (term: string) => void): void {
+  // The word in progress lives in locals, not in a closure: this loop runs over every
+  // character of every body on a cold build, and captured variables cost a memory access each.
   const length = text.length;
   let start = -1;
   let hash = 0;
   let humps: number[] | undefined;
-  const flush = (end: number): void => {
-    if (start < 0) return;
-    if (humps) {
-      const word = text.slice(start, end);
-      let from = 0;
-      for (const hump of humps) {
-        const part = normalizeWord(word.slice(from, hump - start));
-        if (part) emit(part);
-        from = hump - start;
-      }
-      const last = normalizeWord(word.slice(from));
-      if (last) emit(last);
-      const whole = normalizeWord(word);
-      if (whole) emit(whole);
-      humps = undefined;
-    } else {
-      const whole = knownWord(text, start, end, hash);
-      if (whole) emit(whole);
-    }
-    start = -1;
-  };
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i);
+    // Lower-case ASCII inside a word is most of all text: decided first.
+    if (code >= 97 && code <= 122 && start >= 0) {
+      hash = (Math.imul(hash, 31) + code) | 0;
+      continue;
+    }
     // Surrogate pairs: treat astral letters (rare scripts, emoji) as separators apart from letters.
     const kind = code >= 0xd800 && code <= 0xdfff ? 0 : classify(code);
     if (kind === 0) {
-      flush(i);
+      if (start >= 0) {
+        emitWord(text, start, i, hash, humps, emit);
+        start = -1;
+        humps = undefined;
+      }
       continue;
     }
     if (kind === 3) {
-      flush(i);
+      if (start >= 0) {
+        emitWord(text, start, i, hash, humps, emit);
+        start = -1;
+        humps = undefined;
+      }
       emit(text[i]!);
       continue;
     }
@@ -148,7 +142,27 @@ export function forEachTerm(text: string, emit: (term: string) => void): void {
       if (prevLower || (prevUpper && nextLower)) (humps ??= []).push(i);
     }
   }
-  flush(length);
+  if (start >= 0) emitWord(text, start, length, hash, humps, emit);
+}
+
+/** Emits the terms of the word `text[start, end)`: its camelCase parts, then the whole word. */
+function emitWord(text: string, start: number, end: number, hash: number, humps: number[] | undefined, emit: (term: string) => void): void {
+  if (humps) {
+    const word = text.slice(start, end);
+    let from = 0;
+    for (const hump of humps) {
+      const part = normalizeWord(word.slice(from, hump - start));
+      if (part) emit(part);
+      from = hump - start;
+    }
+    const last = normalizeWord(word.slice(from));
+    if (last) emit(last);
+    const whole = normalizeWord(word);
+    if (whole) emit(whole);
+  } else {
+    const whole = knownWord(text, start, end, hash);
+    if (whole) emit(whole);
+  }
 }
 
 /**
