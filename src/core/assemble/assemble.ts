@@ -3,6 +3,7 @@ import type { LedgerStore } from '../store';
 import { contentHash, type TokenCounter } from '../tokens';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, type RenderMemo, carryIndexOverOwnWrites, intendedLayer, ledgerIndex, tokenCounter } from './cache';
 import { type GateContext, passesGate } from './gating';
+import { type Fingerprint, fingerprintOf, sameText } from './duplicates';
 import { type Level, type PackEntry, type PackState, packGreedy } from './pack';
 import { type ActivePath, type PathMatch, matchGlob, pathProximity, toActivePath } from './paths';
 import { makePreview } from './preview';
@@ -262,6 +263,46 @@ const VALUE_OF_LEVEL = (options: AssembleOptions): readonly [number, number, num
   options.previews ? options.modeValue.preview : 0,
   1,
 ];
+
+/**
+ * Takes out shown artifacts that say what a more valuable shown one already says (the
+ * same decision recorded twice, a note pasted into a learning) and spends what that frees
+ * on the next best. Rules and pins are never the ones taken out. Returns each taken-out
+ * entry with the id of the artifact kept.
+ */
+function dropDuplicates(entries: readonly PackEntry[], entryOf: ReadonlyMap<PackEntry, Candidate>, state: PackState): Map<PackEntry, string> {
+  const duplicateOf = new Map<PackEntry, string>();
+  const print = (entry: PackEntry): Fingerprint => {
+    const a = entryOf.get(entry)!.artifact;
+    return fingerprintOf(a.contentHash, a.body);
+  };
+  // What the freed budget brings in is checked again; the last round only takes out.
+  for (let round = 0; ; round++) {
+    const shown = entries
+      .filter((e) => e.level > 0)
+      .sort((a, b) => Number(entryOf.get(b)!.layer === 'fixed') - Number(entryOf.get(a)!.layer === 'fixed') || b.value - a.value || b.updatedMs - a.updatedMs || (a.key < b.key ? -1 : 1));
+    const kept: PackEntry[] = [];
+    let dropped = false;
+    for (const entry of shown) {
+      const title = entryOf.get(entry)!.artifact.title;
+      const same = entryOf.get(entry)!.layer === 'fixed' ? undefined : kept.find((k) => sameText(print(k), print(entry), entryOf.get(k)!.artifact.title, title));
+      if (!same) {
+        kept.push(entry);
+        continue;
+      }
+      const section = entry.level === 1 ? 'noted' : entry.section;
+      state.remaining += entry.cost(entry.level as 1 | 2 | 3, true);
+      state.sectionCounts.set(section, (state.sectionCounts.get(section) ?? 1) - 1);
+      entry.level = 0;
+      entry.allowed = [true, false, false, false];
+      duplicateOf.set(entry, same.key);
+      dropped = true;
+    }
+    if (!dropped || round === 4) break;
+    packGreedy(entries, state, state.remaining);
+  }
+  return duplicateOf;
+}
 
 function compareCandidates(a: Candidate, b: Candidate): number {
   return b.score - a.score || b.doc.updatedMs - a.doc.updatedMs || (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : 0);
@@ -607,6 +648,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   if (floor > 0) packGreedy(strong([...entries.task, ...entries.path, ...entries.global]), state, state.remaining);
   const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
   packGreedy(allEntries, state, state.remaining);
+  const duplicateOf = options.dedupe ? dropDuplicates(allEntries, entryOf, state) : new Map<PackEntry, string>();
 
   // ---- compress before falling back to a preview --------------------------------------
   // An artifact whose full text did not fit is shown compressed instead of as a preview
@@ -828,14 +870,16 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     for (const entry of allEntries) {
       if (entry.level > 0) continue;
       const c = entryOf.get(entry)!;
+      const same = duplicateOf.get(entry);
       excluded.push({
         id: c.artifact.id,
         title: c.artifact.title,
         type: c.artifact.type,
         layer: c.layer,
-        reason: 'budget',
+        reason: same ? 'duplicate' : 'budget',
         score: round(c.score),
         components: roundComponents(c.components),
+        ...(same ? { detail: `says what ${same} says` } : {}),
       });
     }
     const inPack = new Set(allEntries.map((e) => entryOf.get(e)!));

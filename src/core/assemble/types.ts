@@ -19,7 +19,9 @@ export type ExclusionReason =
   | 'other-task'
   | 'path-mismatch'
   /** Agent-written and not yet approved, with `unreviewed: 'hold'`. */
-  | 'unreviewed';
+  | 'unreviewed'
+  /** Says what a more valuable artifact in the context already says (`dedupe`). */
+  | 'duplicate';
 
 /** Each component already multiplied by its weight; `score` is their sum. */
 export interface ScoreComponents {
@@ -56,6 +58,8 @@ export interface AssembleOptions {
    * stays a title line.
    */
   layerFloor: number;
+  /** Leave out an artifact whose text a more valuable one in the context already has (word 3-grams, 90%). */
+  dedupe: boolean;
   /** Lower is more important. */
   typePriority: Record<ArtifactType, number>;
   /** Recency halves every this many days (relative to `now`). */

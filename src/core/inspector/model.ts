@@ -74,6 +74,7 @@ export const EXCLUSION_LABELS: Readonly<Record<ExclusionReason, string>> = {
   'other-task': 'belongs to another task',
   'path-mismatch': 'its paths match no active file',
   unreviewed: 'agent-written, held until a person approves it',
+  duplicate: 'says what an artifact in the context says',
 };
 
 export interface BarSegment {

@@ -153,6 +153,7 @@ const EXCLUSION_WORDS: Readonly<Record<ExcludedItem['reason'], string>> = {
   'other-task': 'it belongs to another task',
   'path-mismatch': 'its paths do not match the files in play',
   unreviewed: 'an agent wrote it and no person has approved it yet (contextLedger.agent.unreviewed is "hold")',
+  duplicate: 'another artifact in the context already says the same',
 };
 
 function scoreLine(score: number | undefined, components: Record<string, number> | undefined): string {

@@ -18,7 +18,7 @@ async function ledger() {
       id: `n-${i}`,
       type: 'learning',
       title: i % 2 ? `Webhook retry queue note ${i}` : `Unrelated gardening tip ${i}`,
-      body: `${i % 2 ? 'The webhook retry queue times out' : 'Water the roses'} — ${'more words '.repeat(20 + i)}`,
+      body: `${i % 2 ? 'The webhook retry queue times out' : 'Water the roses'} (note ${i}) — ${'more words '.repeat(20 + i)}`,
       ...(i % 7 === 0 ? { scope: 'path', paths: ['src/garden/**'] } : {}),
     });
   }

@@ -37,7 +37,7 @@ describe('relevance ranking', () => {
       title: 'Idempotent webhook retries with an event-id lock',
       body: `Webhook retries take a lock on the event id before booking. ${FILLER.repeat(12)}`,
     });
-    for (let i = 0; i < 10; i++) store.createArtifact({ id: `weak-${i}`, type: 'note', title: `Meeting ${i}`, body: `One webhook was mentioned. ${FILLER.repeat(12)}` });
+    for (let i = 0; i < 10; i++) store.createArtifact({ id: `weak-${i}`, type: 'note', title: `Meeting ${i}`, body: `One webhook was mentioned in meeting ${i}. ${FILLER.repeat(12)}` });
     const result = await assembleContext(store, {
       budget: 700,
       now: NOW,
@@ -52,8 +52,8 @@ describe('relevance ranking', () => {
   test('with no task-scope artifacts, the task share goes to the global and path layers in proportion, not all to paths', async () => {
     const store = await memoryStore(fixedClock());
     for (let i = 0; i < 12; i++) {
-      store.createArtifact({ id: `near-${i}`, type: 'module_memory', scope: 'path', paths: ['src/billing/**'], title: `Billing module part ${i}`, body: `Billing helpers. ${FILLER.repeat(8)}` });
-      store.createArtifact({ id: `match-${i}`, type: 'decision', title: `Invoice rounding rule ${i}`, body: `Invoices round half-even per line before tax. ${FILLER.repeat(8)}` });
+      store.createArtifact({ id: `near-${i}`, type: 'module_memory', scope: 'path', paths: ['src/billing/**'], title: `Billing module part ${i}`, body: `Billing helpers, part ${i} of the module. ${FILLER.repeat(8)}` });
+      store.createArtifact({ id: `match-${i}`, type: 'decision', title: `Invoice rounding rule ${i}`, body: `Invoices round half-even per line before tax (rule ${i} of the set). ${FILLER.repeat(8)}` });
     }
     const result = await assembleContext(store, {
       budget: 3000,
@@ -76,7 +76,7 @@ describe('relevance ranking', () => {
     const store = await memoryStore(fixedClock());
     store.createArtifact({ id: 'payments', type: 'module_memory', scope: 'path', paths: ['src/payments/**'], title: 'Module: src/payments', body: `Stripe webhook handling is idempotent: events are stored by id. ${FILLER.repeat(6)}` });
     store.createArtifact({ id: 'retries', type: 'learning', title: 'Stripe retries webhooks for three days', body: 'Handlers must be idempotent; store every event id before acting.' });
-    for (let i = 0; i < 6; i++) store.createArtifact({ id: `weak-${i}`, type: 'decision', title: `Booking rule ${i}`, body: `A booking rule about deposits and nights. Stripe is mentioned once. ${FILLER}` });
+    for (let i = 0; i < 6; i++) store.createArtifact({ id: `weak-${i}`, type: 'decision', title: `Booking rule ${i}`, body: `Booking rule ${i} about deposits and nights. Stripe is mentioned once. ${FILLER}` });
     const request = {
       budget: 420,
       now: NOW,

@@ -59,7 +59,7 @@ describe('unreviewed agent knowledge in the built context', () => {
   test('the marker survives degrading: previews and title lines are marked too', async () => {
     const store = await memoryStore(fixedClock());
     for (let i = 0; i < 12; i++) {
-      agentWrites(store, { id: `a${i}`, type: 'learning', title: `Webhook retry note ${i}`, body: `Webhook retries ${'carry a long explanation '.repeat(60)}` });
+      agentWrites(store, { id: `a${i}`, type: 'learning', title: `Webhook retry note ${i}`, body: `Webhook retries (note ${i} of many) ${'carry a long explanation '.repeat(60)}` });
     }
     const result = await assembleContext(store, { budget: 500, now: NOW, task: TASK, paths: [], log: false });
     const modes = new Set(result.items.map((i) => i.mode));
