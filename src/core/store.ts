@@ -24,6 +24,7 @@ import {
   TASK_EVENT_KINDS,
 } from './model';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import type { TermVectorStore } from './assemble/termVectors';
 import { contentHash, type TokenCountCache } from './tokens';
 
 export interface Clock {
@@ -169,7 +170,7 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * activity, feedback, the assembly log and the token-count cache, in one sql.js
  * database held in memory. Persisting the bytes is the adapter's job (`export()`).
  */
-export class LedgerStore implements TokenCountCache {
+export class LedgerStore implements TokenCountCache, TermVectorStore {
   /** Bumped on every write so callers can cache derived data (e.g. a search index). */
   generation = 0;
   private latestCache: { generation: number; artifacts: Artifact[] } | undefined;
@@ -183,6 +184,10 @@ export class LedgerStore implements TokenCountCache {
   private journaledGenerations = 0;
   private journalGenerationMark = 0;
   private tokenCountMark = 0;
+  private termDict: string[] | undefined;
+  private termDictSaved = 0;
+  private termVectorCache: { version: string; vectors: Map<string, Uint8Array> } | undefined;
+  private pendingTermVectors: Array<[string, string, Uint8Array]> = [];
 
   private constructor(
     private readonly db: Database,
@@ -236,6 +241,7 @@ export class LedgerStore implements TokenCountCache {
 
   export(): Uint8Array {
     this.flushTokenCounts();
+    this.flushTermVectors();
     return this.db.export();
   }
 
@@ -750,6 +756,78 @@ export class LedgerStore implements TokenCountCache {
     }
   }
 
+  // ---------------------------------------------------------------- term vectors
+
+  /*
+   * The search index's term vectors (see assemble/termVectors.ts) are derived data, like
+   * token counts: their tables are created by the first write that needs them, not by a
+   * migration, so a version of Context Ledger that does not know them still opens the file.
+   */
+
+  private hasTable(name: string): boolean {
+    return this.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) !== null;
+  }
+
+  termDictionary(): string[] {
+    if (!this.termDict) {
+      const dict: string[] = [];
+      if (this.hasTable('term_dict')) for (const [id, term] of this.rowValues('SELECT id, term FROM term_dict ORDER BY id')) dict[Number(id)] = String(term);
+      this.termDict = dict;
+      this.termDictSaved = dict.length;
+    }
+    return this.termDict;
+  }
+
+  termVectors(version: string): Map<string, Uint8Array> {
+    if (this.termVectorCache?.version !== version) {
+      const vectors = new Map<string, Uint8Array>();
+      if (this.hasTable('term_vector')) {
+        for (const [key, data] of this.rowValues('SELECT key, data FROM term_vector WHERE version = ?', [version])) {
+          if (data instanceof Uint8Array) vectors.set(String(key), data);
+        }
+      }
+      this.termVectorCache = { version, vectors };
+    }
+    return this.termVectorCache.vectors;
+  }
+
+  /** Kept in memory and written before the next export, like token counts. */
+  putTermVector(key: string, version: string, data: Uint8Array): void {
+    this.termVectors(version).set(key, data);
+    this.pendingTermVectors.push([key, version, data]);
+  }
+
+  private get termVectorsPending(): boolean {
+    return this.pendingTermVectors.length > 0 || (this.termDict?.length ?? 0) > this.termDictSaved;
+  }
+
+  private flushTermVectors(): void {
+    if (!this.termVectorsPending) return;
+    const dict = this.termDict ?? [];
+    const vectors = this.pendingTermVectors;
+    const write = (): void => {
+      this.db.exec('CREATE TABLE IF NOT EXISTS term_dict (id INTEGER PRIMARY KEY, term TEXT NOT NULL)');
+      this.db.exec('CREATE TABLE IF NOT EXISTS term_vector (key TEXT PRIMARY KEY, version TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID');
+      for (let id = this.termDictSaved; id < dict.length; id++) this.exec('INSERT OR REPLACE INTO term_dict (id, term) VALUES (?, ?)', [id, dict[id]!]);
+      for (const row of vectors) this.exec('INSERT OR REPLACE INTO term_vector (key, version, data) VALUES (?, ?, ?)', row);
+      // Vectors of another extraction version are never read again.
+      if (vectors.length > 0) this.exec('DELETE FROM term_vector WHERE version <> ?', [vectors[vectors.length - 1]![1]]);
+    };
+    if (this.transactionDepth > 0) write();
+    else {
+      this.db.exec('BEGIN');
+      try {
+        write();
+        this.db.exec('COMMIT');
+      } catch (error) {
+        this.db.exec('ROLLBACK');
+        throw error;
+      }
+    }
+    this.pendingTermVectors = [];
+    this.termDictSaved = dict.length;
+  }
+
   // ---------------------------------------------------------------- tasks
 
   private rowToTask(row: Record<string, SqlValue>): Task {
@@ -962,7 +1040,8 @@ export class LedgerStore implements TokenCountCache {
    */
   takeJournal(): JournalRecord[] | undefined {
     const changes = this.generation - this.journalGenerationMark;
-    const carried = changes === this.journaledGenerations ? [...this.journal] : undefined;
+    // New term vectors are too many for a journal record: they make the write a full one.
+    const carried = changes === this.journaledGenerations && !this.termVectorsPending ? [...this.journal] : undefined;
     const counts = this.pendingTokenCounts.slice(this.tokenCountMark);
     if (carried && counts.length > 0) carried.push({ op: 'tokens', counts });
     this.journal = [];

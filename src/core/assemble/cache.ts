@@ -3,7 +3,8 @@ import type { LedgerStore } from '../store';
 import { TokenCounter } from '../tokens';
 import { cachedGlob } from './gating';
 import type { CompiledGlob } from './paths';
-import { type IndexParams, SearchIndex } from './relevance';
+import { type IndexParams, INDEX_BODY_CHARS, SearchIndex } from './relevance';
+import { TermVectors, extractionVersion } from './termVectors';
 import { foldForPhrase } from './text';
 import type { Layer } from './types';
 
@@ -77,7 +78,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   if (cached && cached.generation === store.generation) {
     // Same artifacts, other index parameters: keep the per-artifact data, rebuild only the index.
     const active = cached.docs.filter((d) => d.slot >= 0).map((d) => d.artifact);
-    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params) };
+    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termVectors(store)) };
     indexes.set(store, rebuilt);
     return rebuilt;
   }
@@ -113,12 +114,20 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     generation: store.generation,
     paramsKey: key,
     docs,
-    index: SearchIndex.build(active, params),
+    index: SearchIndex.build(active, params, termVectors(store)),
     renders: cached?.renders ?? new Map<string, RenderMemo>(),
     counts: cached?.counts ?? new Map<string, number>(),
   };
   indexes.set(store, built);
   return built;
+}
+
+let version: string | undefined;
+
+/** The store's kept term vectors, for the search index to read instead of scanning text again. */
+function termVectors(store: LedgerStore): TermVectors {
+  version ??= extractionVersion(INDEX_BODY_CHARS);
+  return new TermVectors(store, version);
 }
 
 /**

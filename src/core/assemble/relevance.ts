@@ -1,5 +1,6 @@
 import type { Artifact } from '../model';
 import { forEachTerm, pathTerms } from './text';
+import type { TermVectors } from './termVectors';
 
 /** Field order in the index. */
 const FIELDS = ['title', 'tags', 'paths', 'body'] as const;
@@ -28,7 +29,8 @@ export class SearchIndex {
     private readonly postings: Map<string, { docs: Int32Array; weights: Float64Array }>,
   ) {}
 
-  static build(docs: readonly Artifact[], params: IndexParams): SearchIndex {
+  /** `vectors`: term vectors kept from earlier builds, read instead of scanning the text (and added to). */
+  static build(docs: readonly Artifact[], params: IndexParams, vectors?: TermVectors): SearchIndex {
     // Flat typed arrays and one reused closure: this runs over every word of every body on
     // a cold build (17 MB for 10,000 artifacts), so per-term and per-document allocations
     // dominated it. Document d's distinct terms are pairs docStart[d] .. docStart[d + 1] - 1.
@@ -47,6 +49,7 @@ export class SearchIndex {
     let d = 0;
     let field = 0;
     let fieldLengths = lengths[0]!;
+    let times = 1;
     const emit = (term: string): void => {
       let id = termIds.get(term);
       if (id === undefined) {
@@ -77,12 +80,22 @@ export class SearchIndex {
         pairOf[id] = pair;
         pairTerm[pair] = id;
       } else pair = pairOf[id]!;
-      pairTf[pair * F + field]!++;
-      fieldLengths[d]!++;
+      pairTf[pair * F + field]! += times;
+      fieldLengths[d]! += times;
     };
     const inField = (f: number): void => {
       field = f;
       fieldLengths = lengths[f]!;
+    };
+    const stored = (term: string, count: number): void => {
+      times = count;
+      emit(term);
+    };
+    // A body's terms and counts, when it is scanned, for its term vector.
+    const bodyTerms = new Map<string, number>();
+    const collect = (term: string): void => {
+      bodyTerms.set(term, (bodyTerms.get(term) ?? 0) + 1);
+      emit(term);
     };
     for (d = 0; d < n; d++) {
       const a = docs[d]!;
@@ -95,7 +108,14 @@ export class SearchIndex {
       for (const p of a.paths) for (const t of pathTerms(p)) emit(t);
       inField(3);
       if (a.summary) forEachTerm(a.summary, emit);
-      forEachTerm(a.body.length > INDEX_BODY_CHARS ? a.body.slice(0, INDEX_BODY_CHARS) : a.body, emit);
+      const body = a.body.length > INDEX_BODY_CHARS ? a.body.slice(0, INDEX_BODY_CHARS) : a.body;
+      if (!vectors) forEachTerm(body, emit);
+      else if (vectors.read(a.contentHash, body.length, stored)) times = 1;
+      else {
+        bodyTerms.clear();
+        forEachTerm(body, collect);
+        vectors.write(a.contentHash, body.length, [...bodyTerms.keys()], [...bodyTerms.values()]);
+      }
     }
     docStart[n] = pairs;
     const avg = lengths.map((column) => {

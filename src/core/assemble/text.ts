@@ -4,7 +4,7 @@ import stem from 'wink-porter2-stemmer';
  * Words that carry no topic in task text or knowledge bodies. Kept short and English:
  * a stop word that is in fact a topic (e.g. "go") costs more than a noisy one.
  */
-const STOP_WORDS = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all also am an and any are aren as at be because been before being below between both but by ' +
     'can cannot could couldn did didn do does doesn doing don down during each either else etc even ever every few for from further ' +

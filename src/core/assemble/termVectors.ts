@@ -1,0 +1,118 @@
+import { contentHash } from '../tokens';
+import { STOP_WORDS, pathTerms, terms } from './text';
+
+/** Where term vectors persist between processes (the store's term tables). */
+export interface TermVectorStore {
+  /** Stored vectors written by extraction `version`, by key; new ones are added to the same map. */
+  termVectors(version: string): Map<string, Uint8Array>;
+  /** Every term a stored vector refers to, by its number; new terms are appended in place. */
+  termDictionary(): string[];
+  putTermVector(key: string, version: string, data: Uint8Array): void;
+}
+
+const PROBE =
+  'The HTTPServer parses fooBar_baz ADR-0042 and 007 payments; running runners ran quickly into retries. 日本語 émigré naïve ÀÉÎ über Straße';
+
+/**
+ * What a vector depends on besides the body: how text becomes terms. Any change to the
+ * stop words, the stemmer or camelCase splitting shows in this fingerprint, and vectors
+ * of another fingerprint are not used.
+ */
+export function extractionVersion(indexBodyChars: number): string {
+  return contentHash(JSON.stringify([2, indexBodyChars, [...STOP_WORDS].sort(), terms(PROBE), pathTerms('src/Foo/barBaz_qux.test.ts')])).slice(0, 16);
+}
+
+/**
+ * The search terms of artifact bodies with their counts, kept per body (by its content
+ * hash) so a cold build reads them instead of scanning every body again; titles, tags and
+ * paths are short and scanned every time. Encoded as variable-length integers: the
+ * length of the text scanned (a damaged row rarely keeps it), then per distinct term its
+ * number in the dictionary and its count.
+ */
+export class TermVectors {
+  private readonly stored: Map<string, Uint8Array>;
+  private readonly dictionary: string[];
+  private readonly numbers = new Map<string, number>();
+
+  constructor(
+    private readonly store: TermVectorStore,
+    private readonly version: string,
+  ) {
+    this.stored = store.termVectors(version);
+    this.dictionary = store.termDictionary();
+    this.dictionary.forEach((term, i) => this.numbers.set(term, i));
+  }
+
+  /**
+   * Calls `add` for each (term, count) of the body's stored vector and returns true, or
+   * returns false without calling it when there is none (or it does not decode).
+   */
+  read(bodyHash: string, scannedLength: number, add: (term: string, count: number) => void): boolean {
+    const data = this.stored.get(bodyHash);
+    if (!data || !this.decodes(data, scannedLength)) return false;
+    let at = 0;
+    while (data[at++]! >= 0x80);
+    while (at < data.length) {
+      let id = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = data[at++]!;
+        id += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) break;
+      }
+      let count = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = data[at++]!;
+        count += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) break;
+      }
+      add(this.dictionary[id]!, count);
+    }
+    return true;
+  }
+
+  /** Whether `data` is a well-formed vector over known terms (a damaged row is not used). */
+  private decodes(data: Uint8Array, scannedLength: number): boolean {
+    let at = 0;
+    let values = -1;
+    while (at < data.length) {
+      let value = 0;
+      let shift = 0;
+      for (;;) {
+        if (at >= data.length || shift > 28) return false;
+        const byte = data[at++]!;
+        value += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) break;
+        shift += 7;
+      }
+      // The length first, then term numbers (even) and counts (odd).
+      if (values === -1 ? value !== scannedLength : values % 2 === 0 ? this.dictionary[value] === undefined : value === 0) return false;
+      values++;
+    }
+    return values >= 0 && values % 2 === 0;
+  }
+
+  /** Stores the body's terms with their counts. */
+  write(bodyHash: string, scannedLength: number, termsOfBody: readonly string[], counts: readonly number[]): void {
+    const bytes: number[] = [];
+    const push = (value: number): void => {
+      while (value >= 0x80) {
+        bytes.push((value % 0x80) | 0x80);
+        value = Math.floor(value / 0x80);
+      }
+      bytes.push(value);
+    };
+    push(scannedLength);
+    for (let i = 0; i < termsOfBody.length; i++) {
+      const term = termsOfBody[i]!;
+      let number = this.numbers.get(term);
+      if (number === undefined) {
+        number = this.dictionary.length;
+        this.dictionary.push(term);
+        this.numbers.set(term, number);
+      }
+      push(number);
+      push(counts[i]!);
+    }
+    this.store.putTermVector(bodyHash, this.version, Uint8Array.from(bytes));
+  }
+}
