@@ -192,7 +192,7 @@ export class LedgerRegistry extends DisposableBase {
     const ledger = new FolderLedger(folder, file, this.logger, (kind) => this.changed.fire({ folder, kind }));
     const debounce = new Debouncer(250, () => void ledger.fileChanged());
     // The journal beside the database takes other processes' build records (see LedgerFile).
-    const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), `${path.basename(file)}{,.journal}`));
+    const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), `{${path.basename(file)},${path.basename(file)}.journal}`));
     const watcher = vscode.Disposable.from(
       fsWatcher,
       fsWatcher.onDidChange(() => debounce.schedule()),
