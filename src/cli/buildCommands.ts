@@ -103,11 +103,13 @@ async function build(context: CommandContext, trigger: string, withStaleness = f
       const candidates = sources.collectLiveSources({ root: workspaceRoot(context), kinds, ...(task ? { task } : {}), paths: request.paths ?? [] });
       request.sources = { candidates, ...(profile !== undefined ? { profile } : {}) };
     }
+    // Taken before the build: its log row is a write, after which the store would read every row again.
+    const artifacts = withStaleness ? store.latestArtifacts() : [];
     const result = await assembleContext(store, { ...request, log });
     if (!withStaleness) return result;
     // Only explain and JSON show the flags: plain builds do not pay for a git log.
     const { staleFlagsFor } = await import('../node/git.js');
-    return markStale(result, await staleFlagsFor(workspaceRoot(context), store.latestArtifacts()));
+    return markStale(result, await staleFlagsFor(workspaceRoot(context), artifacts));
   };
   // Logging writes the assembly_log row, so it goes through the locked write path.
   return log ? withWrite(context, run, false) : withRead(context, run);

@@ -4,7 +4,8 @@
  * ("possibly stale"). Running git is the job of src/node/git.ts; the extension feeds it
  * the HEAD changes the Git extension reports.
  */
-import { compileGlob, matchGlob, toActivePath } from './assemble/paths';
+import { cachedGlob } from './assemble/gating';
+import { type CompiledGlob, matchGlob, toActivePath } from './assemble/paths';
 import type { AssembleResult } from './assemble/types';
 import type { Artifact, TaskEvent } from './model';
 import type { GitCommit } from './sources/git';
@@ -132,22 +133,23 @@ export function stalenessHorizon(artifacts: readonly Artifact[]): string | undef
  */
 export function staleMemories(artifacts: readonly Artifact[], commits: readonly GitCommit[]): Map<string, StaleFlag> {
   const out = new Map<string, StaleFlag>();
+  // Each file's active path once, not once per memory: a long history times thousands of memories.
   const dated = commits
-    .map((c) => ({ commit: c, at: c.date ? Date.parse(c.date) : NaN }))
+    .map((c) => ({ commit: c, at: c.date ? Date.parse(c.date) : NaN, files: c.files.map((file) => ({ file, active: toActivePath(file) })) }))
     .filter((c) => !Number.isNaN(c.at));
   if (dated.length === 0) return new Map();
   for (const a of stalenessCandidates(artifacts)) {
     const updated = Date.parse(a.updatedAt);
     if (Number.isNaN(updated)) continue;
-    const globs = a.paths.map(compileGlob).filter((g): g is Exclude<ReturnType<typeof compileGlob>, { error: string }> => !('error' in g));
+    const globs = a.paths.map(cachedGlob).filter((g): g is CompiledGlob => !('error' in g));
     if (globs.length === 0) continue;
     const hits: StaleCommit[] = [];
-    for (const { commit, at } of dated) {
+    for (const { commit, at, files: commitFiles } of dated) {
       if (at <= updated) continue;
-      const files = commit.files.filter((file) => {
-        const active = toActivePath(file);
-        return active !== undefined && globs.some((g) => matchGlob(g, active) !== undefined);
-      });
+      const files: string[] = [];
+      for (const { file, active } of commitFiles) {
+        if (active !== undefined && globs.some((g) => matchGlob(g, active) !== undefined)) files.push(file);
+      }
       if (files.length > 0) hits.push({ hash: commit.hash, subject: commit.subject, ...(commit.date ? { date: commit.date } : {}), files });
     }
     if (hits.length > 0) {

@@ -8,6 +8,13 @@ let graphemes: Intl.Segmenter | undefined;
 /** The longest prefix of `text` of at most `maxChars` UTF-16 units that ends on a grapheme boundary. */
 export function cutAtGrapheme(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
+  if (maxChars <= 0) return '';
+  // Between two ASCII characters there is always a grapheme boundary, except inside CR LF
+  // (UAX #29: every extender, joiner, prepend mark and surrogate is outside ASCII). Most
+  // cuts land there, and segmenting costs about as much as building the rest of a preview.
+  const before = text.charCodeAt(maxChars - 1);
+  const after = text.charCodeAt(maxChars);
+  if (before < 0x80 && after < 0x80 && !(before === 0x0d && after === 0x0a)) return text.slice(0, maxChars);
   // Segment only the neighbourhood of the cut: grapheme clusters are short.
   const window = text.slice(0, maxChars + 64);
   let end = 0;

@@ -17,7 +17,12 @@ interface Rule {
   group: number;
   /** Extra check on the secret (e.g. not a placeholder). */
   accept?: (secret: string) => boolean;
+  /** Text without a match of this cannot match `pattern`: a cheap test before a costly one. */
+  hint?: RegExp;
 }
+
+/** Every secret-looking name the assignment rules know ends in one of these, then `:` or `=`. */
+const ASSIGNED_SECRET_NAME = /(?:passw(?:or)?d|pwd|passphrase|secret|key|token)["']?\s*[:=]/i;
 
 const PLACEHOLDER = /^(\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|\*+|x{3,}|\.{3,}|…|(your|my|the)[-_ ]?\w*|changeme|placeholder|redacted|example\w*|dummy|secret|password|passwd|token|none|null|nil|true|false|undefined|string|str|required|optional|env|process\.env\.\w+|os\.environ.*|os\.getenv.*)$/i;
 
@@ -82,6 +87,7 @@ const RULES: Rule[] = [
       /(?<![A-Za-z0-9_-])([_-]*(?:[A-Za-z0-9]+[_-]+)*[A-Za-z0-9]*?(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|client[_-]?secret|access[_-]?token|auth[_-]?token|token|private[_-]?key)["']?\s*(?::|=|:=|=>)\s*)(["'])([^"'\n]{4,256})\2/gi,
     group: 3,
     accept: notPlaceholder,
+    hint: ASSIGNED_SECRET_NAME,
   },
   {
     kind: 'password',
@@ -89,6 +95,7 @@ const RULES: Rule[] = [
       /(?<![A-Za-z0-9_-])([_-]*(?:[A-Za-z0-9]+[_-]+)*[A-Za-z0-9]*?(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|client[_-]?secret|access[_-]?token|auth[_-]?token|token|private[_-]?key)\s*(?::|=|:=)[ \t]*)([^\s"'`,;{}[\]]{6,256})/gi,
     group: 2,
     accept: literalValue,
+    hint: ASSIGNED_SECRET_NAME,
   },
 ];
 
@@ -126,6 +133,7 @@ export function redactSecrets(text: string, allow: readonly string[] = []): Reda
   const allowed = allowMatcher(allow);
   let out = text;
   for (const rule of RULES) {
+    if (rule.hint && !rule.hint.test(out)) continue;
     rule.pattern.lastIndex = 0;
     out = out.replace(rule.pattern, (...args: unknown[]) => {
       const whole = args[0] as string;

@@ -213,6 +213,27 @@ describe('assembler budget', () => {
     await assertHonest(max, MAX_BUDGET, 'MAX_BUDGET');
   });
 
+  test('a cut ends where a full grapheme segmentation says, on mixed ASCII and combining text', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const reference = (text: string, max: number): string => {
+      let end = 0;
+      for (const { index, segment } of segmenter.segment(text)) {
+        if (index + segment.length > max) break;
+        end = index + segment.length;
+      }
+      return text.slice(0, end);
+    };
+    // ASCII next to combining accents, CR LF, ZWJ emoji, flags and Hangul jamo: every kind of
+    // character that joins a neighbour into one grapheme, at every cut position.
+    const pieces = ['a', ' ', 'e\u0301', '\r\n', '\r', '\n', '👩‍💻', '🇫🇷', '\u1100\u1161', 'x\u200d', '।', 'Z'];
+    const random = prng(7);
+    for (let sample = 0; sample < 40; sample++) {
+      let text = '';
+      while (text.length < 80) text += pieces[Math.floor(random() * pieces.length)];
+      for (let max = 0; max <= text.length + 1; max++) assert.equal(cutAtGrapheme(text, max), reference(text, max), `cut ${max} of ${JSON.stringify(text)}`);
+    }
+  });
+
   test('previews never split a surrogate pair or grapheme and end with the URN', async () => {
     const samples = ['😀'.repeat(100), `a${'👩‍👩‍👧‍👦'.repeat(40)}`, '日本語🚀'.repeat(60), `${'🇯🇵'.repeat(50)} end`, `x${'𝔘'.repeat(200)}`];
     for (const text of samples) {
