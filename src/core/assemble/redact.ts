@@ -26,8 +26,15 @@ const ASSIGNED_SECRET_NAME = /(?:passw(?:or)?d|pwd|passphrase|secret|key|token)[
 
 const PLACEHOLDER = /^(\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|\*+|x{3,}|\.{3,}|…|(your|my|the)[-_ ]?\w*|changeme|placeholder|redacted|example\w*|dummy|secret|password|passwd|token|none|null|nil|true|false|undefined|string|str|required|optional|env|process\.env\.\w+|os\.environ.*|os\.getenv.*)$/i;
 
+/**
+ * Version numbers and dates after a secret-looking name are dependency lists and
+ * changelogs (`jsonwebtoken: 10.2.0 → 10.3.0`, `"jsonwebtoken": "^9.0.2"`), not secrets.
+ */
+const VERSION_OR_DATE = /^(?:[v^~<>=]*\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.-]+)?|\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?)$/;
+
 function notPlaceholder(secret: string): boolean {
   if (PLACEHOLDER.test(secret)) return false;
+  if (VERSION_OR_DATE.test(secret)) return false;
   if (/^\[REDACTED:/.test(secret)) return false;
   return true;
 }

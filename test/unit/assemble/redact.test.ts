@@ -85,6 +85,11 @@ const LOOK_ALIKES = [
   'nextToken: cursor.next',
   'maxTokens: 8000',
   'tokenizer = o200k_base',
+  // Dependency bumps in a changelog and a package.json: a package named *token is not a secret.
+  '- jsonwebtoken: 10.2.0 → 10.3.0',
+  '"jsonwebtoken": "^9.0.2",',
+  'passport-jwt-token: v4.0.1-beta.2',
+  'token: 2026-03-10',
 ];
 
 describe('secret redaction', () => {
