@@ -24,7 +24,7 @@ interface Rule {
 /** Every secret-looking name the assignment rules know ends in one of these, then `:` or `=`. */
 const ASSIGNED_SECRET_NAME = /(?:passw(?:or)?d|pwd|passphrase|secret|key|token)["']?\s*[:=]/i;
 
-const PLACEHOLDER = /^(\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|\*+|x{3,}|\.{3,}|…|(your|my|the)[-_ ]?\w*|changeme|placeholder|redacted|example\w*|dummy|secret|password|passwd|token|none|null|nil|true|false|undefined|string|str|required|optional|env|process\.env\.\w+|os\.environ.*|os\.getenv.*)$/i;
+const PLACEHOLDER = /^(\$\{\{.*\}\}|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\{\{.*\}\}|%[A-Za-z_][A-Za-z0-9_]*%|\*+|x{3,}|\.{3,}|…|(your|my|the)[-_ ]?[\w-]*|changeme|placeholder|redacted|example\w*|dummy|secret|password|passwd|token|none|null|nil|true|false|undefined|string|str|required|optional|env|process\.env\.\w+|os\.environ.*|os\.getenv.*)$/i;
 
 /**
  * Version numbers and dates after a secret-looking name are dependency lists and

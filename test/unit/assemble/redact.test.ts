@@ -90,6 +90,8 @@ const LOOK_ALIKES = [
   '"jsonwebtoken": "^9.0.2",',
   'passport-jwt-token: v4.0.1-beta.2',
   'token: 2026-03-10',
+  // A Kubernetes manifest naming the Secret that holds the key.
+  'privateKey:\n  secret: my-private-key',
 ];
 
 describe('secret redaction', () => {
