@@ -92,9 +92,18 @@ declare const CONTEXT_LEDGER_VERSION: string | undefined;
 const VERSION = typeof CONTEXT_LEDGER_VERSION === 'string' ? CONTEXT_LEDGER_VERSION : 'dev';
 
 if (require.main === module) {
+  // `context-ledger list | head` closes the pipe early. The command still finishes (a write
+  // must reach the disk); it only stops printing, instead of dying on an unhandled EPIPE.
+  let stdoutClosed = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    stdoutClosed = true;
+  });
   runCli(process.argv.slice(2), {
     cwd: process.cwd(),
-    out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    out: (text) => {
+      if (!stdoutClosed) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    },
     err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   }).then(
     (code) => {

@@ -217,6 +217,23 @@ describe('context-ledger CLI', () => {
     assert.equal(jsonOf<Row[]>(cli(['list', '--db', db, '--format', 'json'])).length, 24);
   });
 
+  test('a reader that closes the pipe early (| head) ends the output quietly; a write still lands', () => {
+    const { dir, db } = fresh();
+    const body = 'Ünïcode line\n'.repeat(20_000);
+    const file = path.join(dir, 'big.md');
+    fs.writeFileSync(file, body);
+    assert.equal(cli(['add', '--db', db, '--type', 'note', '--title', 'Big', '--body-file', file]).code, 0);
+    const id = jsonOf<Row[]>(cli(['list', '--db', db, '--format', 'json']))[0]!.id;
+    const shell = (command: string) => spawnSync('sh', ['-c', command], { encoding: 'utf8', env: { ...process.env, CLI, DB: db, ID: id } });
+    // The body is far more than a pipe holds, so the CLI is still writing when head exits.
+    const read = shell('node "$CLI" show --db "$DB" "$ID" | head -c 10');
+    assert.equal(read.status, 0, read.stderr);
+    assert.equal(read.stderr, '', 'no EPIPE stack trace');
+    const write = shell('node "$CLI" add --db "$DB" --type note --title "Written while piped" --body b --format json | head -c 1; node "$CLI" list --db "$DB" --format json');
+    assert.equal(write.stderr, '');
+    assert.match(write.stdout, /Written while piped/);
+  });
+
   test('add, list and build start without loading the MCP SDK, zod, marked or yaml; mcp and import-folder still find them', () => {
     const { dir, db } = fresh();
     // Preloaded into the CLI process: prints the files it loaded when it exits.
