@@ -3,7 +3,7 @@ import type { LedgerStore } from '../store';
 import { contentHash, type TokenCounter } from '../tokens';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, type RenderMemo, carryIndexOverOwnWrites, intendedLayer, ledgerIndex, tokenCounter } from './cache';
 import { type GateContext, passesGate } from './gating';
-import { type Fingerprint, fingerprintOf, sameText } from './duplicates';
+import { DuplicateFinder, type Fingerprint, fingerprintOf } from './duplicates';
 import { type Level, type PackEntry, type PackState, packGreedy } from './pack';
 import { type ActivePath, type PathMatch, matchGlob, pathProximity, toActivePath } from './paths';
 import { makePreview } from './preview';
@@ -281,13 +281,13 @@ function dropDuplicates(entries: readonly PackEntry[], entryOf: ReadonlyMap<Pack
     const shown = entries
       .filter((e) => e.level > 0)
       .sort((a, b) => Number(entryOf.get(b)!.layer === 'fixed') - Number(entryOf.get(a)!.layer === 'fixed') || b.value - a.value || b.updatedMs - a.updatedMs || (a.key < b.key ? -1 : 1));
-    const kept: PackEntry[] = [];
+    const kept = new DuplicateFinder<PackEntry>();
     let dropped = false;
     for (const entry of shown) {
       const title = entryOf.get(entry)!.artifact.title;
-      const same = entryOf.get(entry)!.layer === 'fixed' ? undefined : kept.find((k) => sameText(print(k), print(entry), entryOf.get(k)!.artifact.title, title));
+      const same = entryOf.get(entry)!.layer === 'fixed' ? undefined : kept.find(print(entry), title);
       if (!same) {
-        kept.push(entry);
+        kept.keep(entry, print(entry), title);
         continue;
       }
       const section = entry.level === 1 ? 'noted' : entry.section;

@@ -7,6 +7,11 @@ import { INDEX_BODY_CHARS } from './relevance';
  */
 export interface Fingerprint {
   shingles: Set<number>;
+  /**
+   * The smallest shingles, as many as two texts at the duplicate threshold must have at
+   * least one of in common (prefix filtering): only texts sharing one are compared.
+   */
+  prefix: number[];
   /** The words, for bodies too short to have enough shingles ('' otherwise). */
   words: string;
 }
@@ -35,7 +40,16 @@ export function fingerprint(body: string): Fingerprint {
   const words = (body.length > INDEX_BODY_CHARS ? body.slice(0, INDEX_BODY_CHARS) : body).toLowerCase().match(WORD) ?? [];
   const shingles = new Set<number>();
   for (let i = 0; i + 2 < words.length; i++) shingles.add(fnv1a(`${words[i]} ${words[i + 1]} ${words[i + 2]}`));
-  return { shingles, words: shingles.size < MIN_SHINGLES ? words.join(' ') : '' };
+  return fingerprintOfShingles(shingles, shingles.size < MIN_SHINGLES ? words.join(' ') : '');
+}
+
+export function fingerprintOfShingles(shingles: Set<number>, words: string): Fingerprint {
+  const short = shingles.size < MIN_SHINGLES;
+  // Jaccard >= s needs |A ∩ B| >= s|A|, so the |A| - ceil(s|A|) + 1 smallest of A meet B's
+  // (the epsilon keeps rounding on the side of a longer prefix).
+  const prefixLength = short ? 0 : shingles.size - Math.ceil(DUPLICATE_SIMILARITY * shingles.size - 1e-9) + 1;
+  const prefix = short ? [] : [...shingles].sort((x, y) => x - y).slice(0, prefixLength);
+  return { shingles, prefix, words: short ? words : '' };
 }
 
 /**
@@ -55,6 +69,56 @@ export function sameText(a: Fingerprint, b: Fingerprint, titleA: string, titleB:
   const allowedMissing = small.size - needed;
   for (const s of small) if (!large.has(s) && ++missing > allowedMissing) return false;
   return true;
+}
+
+/**
+ * The artifacts kept so far, indexed so that finding the first one a text duplicates costs
+ * a few look-ups rather than a comparison with each (a 10,000-artifact build shows hundreds).
+ */
+export class DuplicateFinder<K> {
+  private readonly kept: Array<{ key: K; print: Fingerprint; title: string }> = [];
+  private readonly byPrefix = new Map<number, number[]>();
+  private readonly shortByWords = new Map<string, number>();
+
+  /** The first kept artifact (in the order they were kept) that says what this one says. */
+  find(print: Fingerprint, title: string): K | undefined {
+    if (print.shingles.size < MIN_SHINGLES) {
+      if (print.words === '') return undefined;
+      const at = this.shortByWords.get(`${print.words}\u0000${foldTitle(title)}`);
+      return at === undefined ? undefined : this.kept[at]!.key;
+    }
+    const tried = new Set<number>();
+    const candidates: number[] = [];
+    for (const shingle of print.prefix) {
+      for (const at of this.byPrefix.get(shingle) ?? []) {
+        if (!tried.has(at)) {
+          tried.add(at);
+          candidates.push(at);
+        }
+      }
+    }
+    candidates.sort((x, y) => x - y);
+    for (const at of candidates) {
+      const k = this.kept[at]!;
+      if (sameText(k.print, print, k.title, title)) return k.key;
+    }
+    return undefined;
+  }
+
+  keep(key: K, print: Fingerprint, title: string): void {
+    const at = this.kept.length;
+    this.kept.push({ key, print, title });
+    if (print.shingles.size < MIN_SHINGLES) {
+      const words = `${print.words}\u0000${foldTitle(title)}`;
+      if (print.words !== '' && !this.shortByWords.has(words)) this.shortByWords.set(words, at);
+      return;
+    }
+    for (const shingle of print.prefix) {
+      const list = this.byPrefix.get(shingle);
+      if (list) list.push(at);
+      else this.byPrefix.set(shingle, [at]);
+    }
+  }
 }
 
 function foldTitle(title: string): string {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assembleContext, type AssembleRequest } from '../../../src/core/assemble';
-import { fingerprint, sameText } from '../../../src/core/assemble/duplicates';
+import { DuplicateFinder, fingerprint, fingerprintOfShingles, sameText } from '../../../src/core/assemble/duplicates';
 import { renderExplain } from '../../../src/core/assemble/explain';
 import { fixedClock, memoryStore } from '../helpers';
 
@@ -70,5 +70,54 @@ describe('duplicate knowledge', () => {
       assert.ok(result.tokensUsed <= budget, `${budget}: ${result.tokensUsed}`);
       assert.ok(result.items.length <= 1, `${budget}: ${result.items.map((i) => i.id).join(',')}`);
     }
+  });
+
+  test('the indexed finder picks the same first duplicate as comparing with every kept text', () => {
+    // Near-duplicates at every distance from the threshold: a base text with 0..12 words changed.
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i.toString(36)}`);
+    const bases = Array.from({ length: 12 }, () => Array.from({ length: 40 + Math.floor(random() * 80) }, () => vocabulary[Math.floor(random() * vocabulary.length)]!));
+    const texts: Array<{ body: string; title: string }> = [];
+    for (let i = 0; i < 400; i++) {
+      const words = [...bases[Math.floor(random() * bases.length)]!];
+      const changes = Math.floor(random() * 13);
+      for (let c = 0; c < changes; c++) words[Math.floor(random() * words.length)] = vocabulary[Math.floor(random() * vocabulary.length)]!;
+      // Some short bodies, which are compared word for word with their titles.
+      const short = random() < 0.1;
+      texts.push({ body: short ? words.slice(0, 4).join(' ') : words.join(' '), title: short ? `T${Math.floor(random() * 2)}` : 'T' });
+    }
+    const finder = new DuplicateFinder<number>();
+    const kept: number[] = [];
+    let found = 0;
+    for (let i = 0; i < texts.length; i++) {
+      const print = fingerprint(texts[i]!.body);
+      const expected = kept.find((k) => sameText(fingerprint(texts[k]!.body), print, texts[k]!.title, texts[i]!.title));
+      assert.equal(finder.find(print, texts[i]!.title), expected, `text ${i}`);
+      if (expected === undefined) {
+        kept.push(i);
+        finder.keep(i, print, texts[i]!.title);
+      } else found++;
+    }
+    assert.ok(found > 50 && kept.length > 20, `${found} duplicates, ${kept.length} kept: the case must exercise both`);
+  });
+
+  test('the indexed finder finds a pair exactly at the threshold whose only meeting point is the edge of the prefix', () => {
+    // A = 1..100; B = 11..100: Jaccard 90/100 = 0.9 exactly. A's prefix is its 11 smallest
+    // (1..11), B's its 10 smallest (11..20): they meet in 11 alone.
+    const range = (from: number, to: number) => new Set(Array.from({ length: to - from + 1 }, (_, i) => from + i));
+    const a = fingerprintOfShingles(range(1, 100), '');
+    const b = fingerprintOfShingles(range(11, 100), '');
+    assert.ok(sameText(a, b, 'T', 'T'));
+    for (const [first, second] of [[a, b], [b, a]] as const) {
+      const finder = new DuplicateFinder<string>();
+      finder.keep('first', first, 'T');
+      assert.equal(finder.find(second, 'T'), 'first');
+    }
+    // One shingle fewer in common and they are not the same.
+    const c = fingerprintOfShingles(range(12, 100), '');
+    const finder = new DuplicateFinder<string>();
+    finder.keep('a', a, 'T');
+    assert.equal(finder.find(c, 'T'), undefined);
   });
 });
