@@ -37,11 +37,30 @@ function isNoiseParagraph(paragraph: string): boolean {
 }
 
 /**
+ * Where a decision record states its decision: a "Decision" or "Decision Outcome" heading
+ * (Nygard, MADR) or a "**Decision**:" paragraph. The title asks the question; a preview of
+ * the answer serves the reader better than one of the status line and the context.
+ */
+const DECISION_START = /^(?:#{1,6}[ \t]*(?:the[ \t]+)?decision(?:[ \t]+outcome)?[ \t]*:?[ \t]*$|\*\*decision\*\*[ \t]*:?)/im;
+
+function decisionOf(body: string, maxChars: number): string | undefined {
+  const head = body.slice(0, 64 * 1024);
+  const match = DECISION_START.exec(head);
+  if (!match) return undefined;
+  const from = match.index + match[0].length;
+  const text = head.slice(from, from + maxChars * 8 + 1024);
+  // The decision ends at the next heading or bold label ("**Consequences**:").
+  const end = text.search(/\n[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+\*\*[ \t]*:)/);
+  const decision = (end >= 0 ? text.slice(0, end) : text).trim();
+  return decision === '' ? undefined : decision;
+}
+
+/**
  * The start of a body as one line: headings, rules and code fences skipped, paragraphs
  * joined until there is enough to read, cut at a grapheme (and preferably a word) boundary.
  */
 export function makePreview(body: string, maxChars: number, summary?: string | null): string {
-  const source = summary && summary.trim() !== '' ? summary : body.slice(0, maxChars * 8 + 1024);
+  const source = summary && summary.trim() !== '' ? summary : (decisionOf(body, maxChars) ?? body.slice(0, maxChars * 8 + 1024));
   let text = source.replace(/^---\n[\s\S]*?\n---\n/, '');
   const paragraphs = text.split(/\n[ \t]*\n/).filter((p) => !isNoiseParagraph(p));
   const parts: string[] = [];

@@ -234,6 +234,21 @@ describe('assembler budget', () => {
     }
   });
 
+  test('a decision record previews its decision, not its status line and context', () => {
+    const nygard = '# 3. Use sql.js\n\n## Status\n\nAccepted\n\n## Context\n\nThe extension must run where native modules cannot be built.\n\n## Decision\n\nWe will store the ledger with sql.js, in WebAssembly.\n\n## Consequences\n\nNo native build.';
+    assert.equal(makePreview(nygard, 140), 'We will store the ledger with sql.js, in WebAssembly.');
+    const madr = '* Status: accepted\n\n## Context and Problem Statement\n\nWe need a format.\n\n## Decision Outcome\n\nChosen option: "MADR", because it is the most complete.\n\n### Positive Consequences\n\n* Reviews are easier.';
+    assert.equal(makePreview(madr, 140), 'Chosen option: "MADR", because it is the most complete.');
+    const inline = '**Context**: Three storage layers overlapped.\n\n**Decision**: Remove the sessions folder. Two stores remain.\n\n**Consequences**: Less to sync.';
+    assert.equal(makePreview(inline, 140), 'Remove the sessions folder. Two stores remain.');
+    // A summary wins; a body without a decision, or with an empty one, previews its start.
+    assert.equal(makePreview(nygard, 140, 'sql.js, because no native build.'), 'sql.js, because no native build.');
+    assert.equal(makePreview('## Decision\n\n## Consequences\n\nNone yet.', 140), 'None yet.');
+    assert.equal(makePreview('Our decision process is described below.\n\nDecision makers meet weekly.', 140), 'Our decision process is described below. Decision makers meet weekly.');
+    // A long decision is cut like any preview.
+    assert.match(makePreview(`## Decision\n\n${'Cache the rendered bodies. '.repeat(20)}`, 60), /^Cache the rendered bodies\. .{0,40}…$/);
+  });
+
   test('previews never split a surrogate pair or grapheme and end with the URN', async () => {
     const samples = ['😀'.repeat(100), `a${'👩‍👩‍👧‍👦'.repeat(40)}`, '日本語🚀'.repeat(60), `${'🇯🇵'.repeat(50)} end`, `x${'𝔘'.repeat(200)}`];
     for (const text of samples) {
