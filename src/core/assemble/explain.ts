@@ -64,10 +64,13 @@ export function renderExplain(result: AssembleResult): string {
   if (result.task) lines.push(`Task: ${result.task.title || '(untitled)'}${result.task.id ? ` [${result.task.id}]` : ''}${result.task.stage ? `, stage ${result.task.stage}` : ''}.`);
   else lines.push('Task: none (ranked by type, recency and paths only).');
   lines.push('');
-  lines.push('Budget by layer (used / allotted):');
+  lines.push('Budget by layer (used / share):');
   for (const [layer, { budget, used }] of Object.entries(result.layers)) {
     if (budget === 0 && used === 0) continue;
-    lines.push(`  ${layer.padEnd(12)} ${String(used).padStart(6)} / ${budget}`);
+    // Past its share is not past the budget: say where the extra came from.
+    const over = used - budget;
+    const why = over <= 0 ? '' : layer === 'fixed' ? `  (+${over}: rules, pins and the task brief are always in)` : `  (+${over}: back-filled from shares other layers left unused)`;
+    lines.push(`  ${layer.padEnd(12)} ${String(used).padStart(6)} / ${budget}${why}`);
   }
   if (result.redactions.count > 0) {
     const kinds = Object.entries(result.redactions.kinds).map(([k, n]) => `${k} x${n}`).join(', ');

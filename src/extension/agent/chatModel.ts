@@ -132,11 +132,14 @@ export function budgetBreakdown(budget: number, used: number, tokenizer: string,
   const percent = budget > 0 ? Math.round((used / budget) * 100) : 0;
   const lines = [`**${used.toLocaleString('en-US')} of ${budget.toLocaleString('en-US')} tokens** (${percent}%, ${tokenizer}), ${items.length} item${items.length === 1 ? '' : 's'}.`, ''];
   if (layers.size === 0) return lines.join('\n');
-  lines.push(allotted ? '| Layer | Tokens | Allotted | Full | Preview | Title |' : '| Layer | Tokens | Full | Preview | Title |');
+  lines.push(allotted ? '| Layer | Tokens | Share | Full | Preview | Title |' : '| Layer | Tokens | Full | Preview | Title |');
   lines.push(allotted ? '|---|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|---:|');
   for (const [layer, row] of layers) {
     const share = allotted?.[layer]?.budget;
     lines.push(allotted ? `| ${layer} | ${row.tokens} | ${share ?? '–'} | ${row.full} | ${row.preview} | ${row.title} |` : `| ${layer} | ${row.tokens} | ${row.full} | ${row.preview} | ${row.title} |`);
+  }
+  if (allotted && [...layers].some(([layer, row]) => row.tokens > (allotted[layer]?.budget ?? Infinity))) {
+    lines.push('', 'A layer past its share took what other layers left unused (rules, pins and the task brief are always in); the total stays within the budget.');
   }
   return lines.join('\n');
 }

@@ -103,7 +103,8 @@ function bar(segments: readonly BarSegment[], budget: number): TemplateResult {
 function segmentTip(s: BarSegment, budget: number): string {
   if (s.key === 'headroom') return `${s.label}: ${fmt(s.tokens)} tokens (${percent(s.tokens, budget)})`;
   if (s.key === 'over') return `${s.label}: ${fmt(s.tokens)} tokens`;
-  return `${s.label}: ${fmt(s.tokens)} tokens (${percent(s.tokens, budget)} of the budget; allotted ${fmt(s.allotted)})`;
+  const extra = s.tokens > s.allotted ? `, +${fmt(s.tokens - s.allotted)} back-filled or always in` : '';
+  return `${s.label}: ${fmt(s.tokens)} tokens (${percent(s.tokens, budget)} of the budget; its share ${fmt(s.allotted)}${extra})`;
 }
 
 function legend(segments: readonly BarSegment[]): TemplateResult {

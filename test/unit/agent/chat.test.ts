@@ -68,6 +68,11 @@ describe('@ledger /context and /explain', () => {
     assert.match(md, /\*\*640 of 1,000 tokens\*\* \(64%, o200k_base\), 4 items/);
     assert.match(md, /\| global \| 500 \| 600 \| 1 \| 1 \| 0 \|/);
     assert.match(md, /\| path \| 40 \| 200 \| 0 \| 0 \| 1 \|/);
+    assert.doesNotMatch(md, /past its share/);
+    // A layer that back-filled past its share is explained, so it does not read as over budget.
+    const backfilled = budgetBreakdown(1000, 900, 'o200k_base', [{ layer: 'path', mode: 'full', tokens: 700 }], { global: { budget: 500 }, path: { budget: 200 } });
+    assert.match(backfilled, /\| path \| 700 \| 200 \|/);
+    assert.match(backfilled, /A layer past its share took what other layers left unused/);
     assert.equal(budgetBreakdown(500, 0, 'cl100k_base', []), '**0 of 500 tokens** (0%, cl100k_base), 0 items.\n');
   });
 

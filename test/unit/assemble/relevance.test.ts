@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assembleContext, resolveOptions, type AssembleResult } from '../../../src/core/assemble';
+import { assembleContext, renderExplain, resolveOptions, type AssembleResult } from '../../../src/core/assemble';
 import { expectedWorth } from '../../../src/core/assemble/score';
 import { fixedClock, memoryStore } from '../helpers';
 
@@ -70,6 +70,28 @@ describe('relevance ranking', () => {
     assert.ok(Math.abs(global.budget / (global.budget + path.budget) - 5 / 7) < 0.02, JSON.stringify(result.layers));
     const shown = (prefix: string) => result.items.filter((i) => i.id.startsWith(prefix) && i.mode === 'full').length;
     assert.ok(shown('match-') > shown('near-'), result.items.map((i) => `${i.id} ${i.mode}`).join('\n'));
+  });
+
+  test('a layer that back-fills past its share is explained as back-fill, not as over budget', async () => {
+    const store = await memoryStore(fixedClock());
+    // One short global match leaves most of the global share unused; the path layer's
+    // knowledge needs far more than its own share and gets the rest by back-fill.
+    store.createArtifact({ id: 'rounding-rule', type: 'decision', title: 'Invoice rounding rule', body: 'Round half-even.' });
+    for (let i = 0; i < 8; i++) {
+      store.createArtifact({ id: `billing-${i}`, type: 'module_memory', scope: 'path', paths: ['src/billing/**'], title: `Billing rounding part ${i}`, body: `Invoices round half-even per line (part ${i}). ${FILLER.repeat(3)}` });
+    }
+    const result = await assembleContext(store, {
+      budget: 2000,
+      now: NOW,
+      task: { title: 'Invoice rounding', description: '' },
+      paths: ['src/billing/invoice.ts'],
+      log: false,
+    });
+    const { path } = result.layers;
+    assert.ok(path.used > path.budget, JSON.stringify(result.layers));
+    assert.ok(result.tokensUsed <= 2000);
+    const line = renderExplain(result).split('\n').find((l) => l.trimStart().startsWith('path '));
+    assert.equal(line, `  path         ${String(path.used).padStart(6)} / ${path.budget}  (+${path.used - path.budget}: back-filled from shares other layers left unused)`);
   });
 
   test("a layer's share is not spent on near-misses while a strong match of another layer is cut short", async () => {
