@@ -25,10 +25,15 @@ export function cutAtGrapheme(text: string, maxChars: number): string {
   return text.slice(0, end);
 }
 
+/** A record's metadata line ("* Status: accepted", "Technical Story: <url>", "Deciders: …"): says nothing of the content. */
+const METADATA_LINE =
+  /^\s*(?:[-*]\s*)?(?:\*\*)?(?:(?:date|deciders|decision[- ]makers|technical story|authors?|owners?|consulted|informed|supersedes|superseded by)(?:\*\*)?\s*:(?:\*\*)?\s*\S|status(?:\*\*)?\s*:(?:\*\*)?\s*(?:accepted|proposed|deprecated|superseded|rejected|draft|approved|implemented|done|in progress)\b[^.!?]*$)/i;
+
 function isNoiseParagraph(paragraph: string): boolean {
   const p = paragraph.trim();
   return (
     p === '' ||
+    p.split('\n').every((line) => METADATA_LINE.test(line)) ||
     /^#{1,6}(\s|$)/.test(p) && !p.includes('\n') ||
     /^([-*_]\s*){3,}$/.test(p) ||
     /^(```|~~~)/.test(p) ||
@@ -62,7 +67,10 @@ function decisionOf(body: string, maxChars: number): string | undefined {
 export function makePreview(body: string, maxChars: number, summary?: string | null): string {
   const source = summary && summary.trim() !== '' ? summary : (decisionOf(body, maxChars) ?? body.slice(0, maxChars * 8 + 1024));
   let text = source.replace(/^---\n[\s\S]*?\n---\n/, '');
-  const paragraphs = text.split(/\n[ \t]*\n/).filter((p) => !isNoiseParagraph(p));
+  const all = text.split(/\n[ \t]*\n/);
+  const content = all.filter((p) => !isNoiseParagraph(p));
+  // A body that is nothing but headings or metadata still previews as what it has.
+  const paragraphs = content.length > 0 ? content : all;
   const parts: string[] = [];
   let length = 0;
   for (const paragraph of paragraphs) {

@@ -245,6 +245,11 @@ describe('assembler budget', () => {
     assert.equal(makePreview(nygard, 140, 'sql.js, because no native build.'), 'sql.js, because no native build.');
     assert.equal(makePreview('## Decision\n\n## Consequences\n\nNone yet.', 140), 'None yet.');
     assert.equal(makePreview('Our decision process is described below.\n\nDecision makers meet weekly.', 140), 'Our decision process is described below. Decision makers meet weekly.');
+    // Without a decision section, the metadata lines of a record are skipped, not previewed.
+    const meta = '- Status: accepted\n\nTechnical Story: https://github.com/kumahq/kuma/issues/13886\n\n* Deciders: Ana, Bo\n* Date: 2024-05-01\n\n## Context\n\nKuma names Envoy resources in one way.';
+    assert.equal(makePreview(meta, 140), 'Kuma names Envoy resources in one way.');
+    assert.equal(makePreview('Status: the queue is stuck at 3 AM every day.\n\nIt retries forever.', 140), 'Status: the queue is stuck at 3 AM every day. It retries forever.');
+    assert.equal(makePreview('* Status: accepted', 140), '* Status: accepted');
     // A long decision is cut like any preview.
     assert.match(makePreview(`## Decision\n\n${'Cache the rendered bodies. '.repeat(20)}`, 60), /^Cache the rendered bodies\. .{0,40}…$/);
   });
