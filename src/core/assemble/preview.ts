@@ -25,15 +25,24 @@ export function cutAtGrapheme(text: string, maxChars: number): string {
   return text.slice(0, end);
 }
 
-/** A record's metadata line ("* Status: accepted", "Technical Story: <url>", "Deciders: …"): says nothing of the content. */
-const METADATA_LINE =
-  /^\s*(?:[-*]\s*)?(?:\*\*)?(?:(?:date|deciders|decision[- ]makers|technical story|authors?|owners?|consulted|informed|supersedes|superseded by)(?:\*\*)?\s*:(?:\*\*)?\s*\S|status(?:\*\*)?\s*:(?:\*\*)?\s*(?:accepted|proposed|deprecated|superseded|rejected|draft|approved|implemented|done|in progress)\b[^.!?]*$)/i;
+/** A record's status as written on its own: "Accepted", "Proposed (2024-05-01)", "Superseded by ADR-13". */
+const STATUS_VALUE = String.raw`(?:accepted|proposed|deprecated|superseded|rejected|draft|approved|implemented|in progress)(?:\s*\(.*\)|\s*[-–—:,]?\s*\d{4}-\d{2}-\d{2}.*|\s+by\s+.*)?\s*`;
+/**
+ * A record's metadata line ("* Status: accepted", "**Date:** 2026-02-19", "Technical Story:
+ * <url>", "Depends on: ADR-12"), or a status alone under a "Status" heading: says nothing
+ * of the content, so a preview skips it.
+ */
+const METADATA_LINE = new RegExp(
+  String.raw`^\s*(?:[-*]\s*)?(?:\*\*)?(?:(?:date|deciders|decision[- ]makers|technical story|authors?|owners?|reviewers?|consulted|informed|supersedes|superseded by|depends on|related(?: to)?|inspired by|created|updated|last updated)(?:\*\*)?\s*:(?:\*\*)?\s*\S.*|status(?:\*\*)?\s*:(?:\*\*)?\s*(?:\*\*)?${STATUS_VALUE}(?:\*\*)?|(?:\*\*)?${STATUS_VALUE}(?:\*\*)?)$`,
+  'i',
+);
+const HEADING_LINE = /^\s*#{1,6}(\s|$)/;
 
 function isNoiseParagraph(paragraph: string): boolean {
   const p = paragraph.trim();
   return (
     p === '' ||
-    p.split('\n').every((line) => METADATA_LINE.test(line)) ||
+    p.split('\n').every((line) => HEADING_LINE.test(line) || METADATA_LINE.test(line)) ||
     /^#{1,6}(\s|$)/.test(p) && !p.includes('\n') ||
     /^([-*_]\s*){3,}$/.test(p) ||
     /^(```|~~~)/.test(p) ||
@@ -74,7 +83,8 @@ export function makePreview(body: string, maxChars: number, summary?: string | n
   const parts: string[] = [];
   let length = 0;
   for (const paragraph of paragraphs) {
-    const flat = paragraph.replace(/^\s*#{1,6}\s+/gm, '').replace(/\s+/g, ' ').trim();
+    // A heading inside a paragraph names what follows; the preview is what follows.
+    const flat = (content.length > 0 ? paragraph.replace(/^\s*#{1,6}(?:\s.*)?$/gm, '') : paragraph.replace(/^\s*#{1,6}\s+/gm, '')).replace(/\s+/g, ' ').trim();
     if (!flat) continue;
     parts.push(flat);
     length += flat.length + 1;

@@ -250,6 +250,11 @@ describe('assembler budget', () => {
     assert.equal(makePreview(meta, 140), 'Kuma names Envoy resources in one way.');
     assert.equal(makePreview('Status: the queue is stuck at 3 AM every day.\n\nIt retries forever.', 140), 'Status: the queue is stuck at 3 AM every day. It retries forever.');
     assert.equal(makePreview('* Status: accepted', 140), '* Status: accepted');
+    const bold = '**Date:** 2026-02-19\n**Status:** Superseded by ADR-013 (Group-Scoped Context)\n**Author:** User + Claude\n**Depends on:** ADR-012 (Task Groups)\n\n## Context\n\nAgents can create artifacts.';
+    assert.equal(makePreview(bold, 140), 'Agents can create artifacts.');
+    assert.equal(makePreview('## Status\nProposed\n\n## Context\nUsers need swim lanes.', 140), 'Users need swim lanes.');
+    // A sentence that starts with a status word is content.
+    assert.equal(makePreview('Implemented the retry queue\n\nIt backs off.', 140), 'Implemented the retry queue It backs off.');
     // A long decision is cut like any preview.
     assert.match(makePreview(`## Decision\n\n${'Cache the rendered bodies. '.repeat(20)}`, 60), /^Cache the rendered bodies\. .{0,40}…$/);
   });
