@@ -43,7 +43,6 @@ function isNoiseParagraph(paragraph: string): boolean {
   return (
     p === '' ||
     p.split('\n').every((line) => HEADING_LINE.test(line) || METADATA_LINE.test(line)) ||
-    /^#{1,6}(\s|$)/.test(p) && !p.includes('\n') ||
     /^([-*_]\s*){3,}$/.test(p) ||
     /^(```|~~~)/.test(p) ||
     /^<!--[\s\S]*-->$/.test(p)
@@ -55,7 +54,7 @@ function isNoiseParagraph(paragraph: string): boolean {
  * (Nygard, MADR) or a "**Decision**:" paragraph. The title asks the question; a preview of
  * the answer serves the reader better than one of the status line and the context.
  */
-const DECISION_START = /^(?:#{1,6}[ \t]*(?:the[ \t]+)?decision(?:[ \t]+outcome)?[ \t]*:?[ \t]*$|\*\*decision\*\*[ \t]*:?)/im;
+const DECISION_START = /^(?:#{1,6}[ \t]*(?:the[ \t]+)?decision(?:[ \t]+outcome)?[ \t]*:?[ \t]*$|\*\*decision(?::\*\*|\*\*[ \t]*:))/im;
 
 function decisionOf(body: string, maxChars: number): string | undefined {
   const head = body.slice(0, 64 * 1024);
@@ -64,7 +63,7 @@ function decisionOf(body: string, maxChars: number): string | undefined {
   const from = match.index + match[0].length;
   const text = head.slice(from, from + maxChars * 8 + 1024);
   // The decision ends at the next heading or bold label ("**Consequences**:").
-  const end = text.search(/\n[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+\*\*[ \t]*:)/);
+  const end = text.search(/\n[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:))/);
   const decision = (end >= 0 ? text.slice(0, end) : text).trim();
   return decision === '' ? undefined : decision;
 }

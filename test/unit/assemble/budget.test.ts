@@ -241,6 +241,8 @@ describe('assembler budget', () => {
     assert.equal(makePreview(madr, 140), 'Chosen option: "MADR", because it is the most complete.');
     const inline = '**Context**: Three storage layers overlapped.\n\n**Decision**: Remove the sessions folder. Two stores remain.\n\n**Consequences**: Less to sync.';
     assert.equal(makePreview(inline, 140), 'Remove the sessions folder. Two stores remain.');
+    assert.equal(makePreview('**Context:** Slow.\n\n**Decision:** Cache it.\n\n**Consequences:** Stale reads.', 140), 'Cache it.');
+    assert.equal(makePreview('**Decision** making is slow here.', 140), '**Decision** making is slow here.');
     // A summary wins; a body without a decision, or with an empty one, previews its start.
     assert.equal(makePreview(nygard, 140, 'sql.js, because no native build.'), 'sql.js, because no native build.');
     assert.equal(makePreview('## Decision\n\n## Consequences\n\nNone yet.', 140), 'None yet.');
