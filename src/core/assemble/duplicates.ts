@@ -84,7 +84,7 @@ export class DuplicateFinder<K> {
   find(print: Fingerprint, title: string): K | undefined {
     if (print.shingles.size < MIN_SHINGLES) {
       if (print.words === '') return undefined;
-      const at = this.shortByWords.get(`${print.words}\u0000${foldTitle(title)}`);
+      const at = this.shortByWords.get(shortKey(print, title));
       return at === undefined ? undefined : this.kept[at]!.key;
     }
     const tried = new Set<number>();
@@ -109,8 +109,8 @@ export class DuplicateFinder<K> {
     const at = this.kept.length;
     this.kept.push({ key, print, title });
     if (print.shingles.size < MIN_SHINGLES) {
-      const words = `${print.words}\u0000${foldTitle(title)}`;
-      if (print.words !== '' && !this.shortByWords.has(words)) this.shortByWords.set(words, at);
+      const key = shortKey(print, title);
+      if (print.words !== '' && !this.shortByWords.has(key)) this.shortByWords.set(key, at);
       return;
     }
     for (const shingle of print.prefix) {
@@ -119,6 +119,11 @@ export class DuplicateFinder<K> {
       else this.byPrefix.set(shingle, [at]);
     }
   }
+}
+
+/** Short bodies are the same only word for word and with the same title (see `sameText`). */
+function shortKey(print: Fingerprint, title: string): string {
+  return `${print.words}\u0000${foldTitle(title)}`;
 }
 
 function foldTitle(title: string): string {

@@ -56,12 +56,17 @@ function isNoiseParagraph(paragraph: string): boolean {
  */
 const DECISION_START = /^(?:#{1,6}[ \t]*(?:the[ \t]+)?decision(?:[ \t]+outcome)?[ \t]*:?[ \t]*$|\*\*decision(?::\*\*|\*\*[ \t]*:))/im;
 
+/** How much text a preview of `maxChars` reads: enough to skip headings and metadata, never a whole huge body. */
+function previewWindow(maxChars: number): number {
+  return maxChars * 8 + 1024;
+}
+
 function decisionOf(body: string, maxChars: number): string | undefined {
   const head = body.slice(0, 64 * 1024);
   const match = DECISION_START.exec(head);
   if (!match) return undefined;
   const from = match.index + match[0].length;
-  const text = head.slice(from, from + maxChars * 8 + 1024);
+  const text = head.slice(from, from + previewWindow(maxChars));
   // The decision ends at the next heading or bold label ("**Consequences**:").
   const end = text.search(/\n[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:))/);
   const decision = (end >= 0 ? text.slice(0, end) : text).trim();
@@ -73,7 +78,7 @@ function decisionOf(body: string, maxChars: number): string | undefined {
  * joined until there is enough to read, cut at a grapheme (and preferably a word) boundary.
  */
 export function makePreview(body: string, maxChars: number, summary?: string | null): string {
-  const source = summary && summary.trim() !== '' ? summary : (decisionOf(body, maxChars) ?? body.slice(0, maxChars * 8 + 1024));
+  const source = summary && summary.trim() !== '' ? summary : (decisionOf(body, maxChars) ?? body.slice(0, previewWindow(maxChars)));
   let text = source.replace(/^---\n[\s\S]*?\n---\n/, '');
   const all = text.split(/\n[ \t]*\n/);
   const content = all.filter((p) => !isNoiseParagraph(p));
