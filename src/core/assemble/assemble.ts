@@ -207,7 +207,7 @@ function countRedactionMarkers(text: string): Record<string, number> {
 
 function previewOf(build: Build, artifact: Artifact, memo: RenderMemo): string {
   if (memo.preview === undefined) {
-    const preview = makePreview(memo.body, build.options.previewChars, artifact.summary ? redactSecrets(artifact.summary, build.options.redactAllow).text : null);
+    const preview = makePreview(memo.body, build.options.previewChars, artifact.summary ? redactSecrets(artifact.summary, build.options.redactAllow).text : null, artifact.title);
     memo.preview = preview;
     memo.previewRedactions = memo.redactionCount > 0 ? countRedactionMarkers(preview) : {};
   }

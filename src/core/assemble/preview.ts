@@ -33,7 +33,7 @@ const STATUS_VALUE = String.raw`(?:accepted|proposed|deprecated|superseded|rejec
  * of the content, so a preview skips it.
  */
 const METADATA_LINE = new RegExp(
-  String.raw`^\s*(?:[-*]\s*)?(?:\*\*)?(?:(?:date|deciders|decision[- ]makers|technical story|authors?|owners?|reviewers?|consulted|informed|supersedes|superseded by|depends on|related(?: to)?|inspired by|created|updated|last updated)(?:\*\*)?\s*:(?:\*\*)?\s*\S.*|status(?:\*\*)?\s*:(?:\*\*)?\s*(?:\*\*)?${STATUS_VALUE}(?:\*\*)?|(?:\*\*)?${STATUS_VALUE}(?:\*\*)?)$`,
+  String.raw`^\s*(?:[-*]\s*)?(?:\*\*)?(?:(?:date|deciders|consolidated from|decision[- ]makers|technical story|authors?|owners?|reviewers?|consulted|informed|supersedes|superseded by|depends on|related(?: to)?|inspired by|created|updated|last updated)(?:\*\*)?\s*:(?:\*\*)?\s*\S.*|status(?:\*\*)?\s*:(?:\*\*)?\s*(?:\*\*)?${STATUS_VALUE}(?:\*\*)?|(?:\*\*)?${STATUS_VALUE}(?:\*\*)?)$`,
   'i',
 );
 const HEADING_LINE = /^\s*#{1,6}(\s|$)/;
@@ -50,38 +50,61 @@ function isNoiseParagraph(paragraph: string): boolean {
 }
 
 /**
- * Where a decision record states its decision: a "Decision" or "Decision Outcome" heading
- * (Nygard, MADR) or a "**Decision**:" paragraph. The title asks the question; a preview of
- * the answer serves the reader better than one of the status line and the context.
+ * Where a record states its substance: a decision record's "Decision" or "Decision
+ * Outcome" heading (Nygard, MADR) or "**Decision**:" paragraph, a learning's "Lesson" or
+ * "Takeaway". The title asks the question; a preview of the answer serves the reader
+ * better than one of the status line and the context.
  */
-const DECISION_START = /^(?:#{1,6}[ \t]*(?:the[ \t]+)?decision(?:[ \t]+outcome)?[ \t]*:?[ \t]*$|\*\*decision(?::\*\*|\*\*[ \t]*:))/im;
+const SUBSTANCE_START =
+  /^(?:#{1,6}[ \t]*(?:the[ \t]+)?(?:decision(?:[ \t]+outcome)?|lessons?(?:[ \t]+learned)?|takeaways?)[ \t]*:?[ \t]*$|\*\*(?:decision|lessons?(?: learned)?|takeaways?)(?::\*\*|\*\*[ \t]*:))/im;
 
 /** How much text a preview of `maxChars` reads: enough to skip headings and metadata, never a whole huge body. */
 function previewWindow(maxChars: number): number {
   return maxChars * 8 + 1024;
 }
 
-function decisionOf(body: string, maxChars: number): string | undefined {
+function substanceOf(body: string, maxChars: number): string | undefined {
   const head = body.slice(0, 64 * 1024);
-  const match = DECISION_START.exec(head);
+  const match = SUBSTANCE_START.exec(head);
   if (!match) return undefined;
   const from = match.index + match[0].length;
   const text = head.slice(from, from + previewWindow(maxChars));
-  // The decision ends at the next heading or bold label ("**Consequences**:").
+  // The substance ends at the next heading or bold label ("**Consequences**:").
   const end = text.search(/\n[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:))/);
-  const decision = (end >= 0 ? text.slice(0, end) : text).trim();
-  return decision === '' ? undefined : decision;
+  const substance = (end >= 0 ? text.slice(0, end) : text).trim();
+  return substance === '' ? undefined : substance;
+}
+
+/** A sentence shorter than this share of the preview is cut into instead (it would say too little). */
+const SENTENCE_SHARE = 0.4;
+
+/** Letters and digits only, lower-cased: "Cache it." and "cache it" say the same. */
+function gist(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** Where the last sentence that ends within `text` ends, or -1 ("e.g." and a list's "1." end none). */
+function lastSentenceEnd(text: string): number {
+  let end = -1;
+  for (const match of text.matchAll(/(?<!\b(?:e\.g|i\.e|etc|vs|cf)|(?:^|[\s(])\d{1,3})[.!?](?=[\s"')\]]|$)|[。！？]/gu)) end = match.index + match[0].length;
+  return end;
 }
 
 /**
- * The start of a body as one line: headings, rules and code fences skipped, paragraphs
- * joined until there is enough to read, cut at a grapheme (and preferably a word) boundary.
+ * The start of a body as one line: headings, rules, code fences and a paragraph that only
+ * repeats the title skipped, paragraphs joined until there is enough to read, cut at the
+ * end of a sentence when one ends far enough in, else at a grapheme (and preferably a
+ * word) boundary.
  */
-export function makePreview(body: string, maxChars: number, summary?: string | null): string {
-  const source = summary && summary.trim() !== '' ? summary : (decisionOf(body, maxChars) ?? body.slice(0, previewWindow(maxChars)));
+export function makePreview(body: string, maxChars: number, summary?: string | null, title?: string): string {
+  const titleGist = title === undefined ? '' : gist(title);
+  // A decision that only restates the title ("**Decision**: <the title>") tells the reader nothing new.
+  const repeatsTitle = (text: string): boolean => titleGist !== '' && gist(text) === titleGist;
+  let source = summary && summary.trim() !== '' ? summary : substanceOf(body, maxChars);
+  if (source === undefined || repeatsTitle(source)) source = body.slice(0, previewWindow(maxChars));
   let text = source.replace(/^---\n[\s\S]*?\n---\n/, '');
   const all = text.split(/\n[ \t]*\n/);
-  const content = all.filter((p) => !isNoiseParagraph(p));
+  const content = all.filter((p) => !isNoiseParagraph(p) && !repeatsTitle(stripLabel(p)));
   // A body that is nothing but headings or metadata still previews as what it has.
   const paragraphs = content.length > 0 ? content : all;
   const parts: string[] = [];
@@ -98,7 +121,15 @@ export function makePreview(body: string, maxChars: number, summary?: string | n
   text = parts.join(' ');
   if (text.length <= maxChars) return text;
   let cut = cutAtGrapheme(text, maxChars);
+  // A whole sentence reads better than a cut one, and the URN after it says there is more.
+  const sentence = lastSentenceEnd(cut);
+  if (sentence >= maxChars * SENTENCE_SHARE) return cut.slice(0, sentence);
   const space = cut.lastIndexOf(' ');
   if (space > maxChars * 0.6) cut = cut.slice(0, space);
   return `${cut.replace(/[\s,;:.\-–—]+$/u, '')}…`;
+}
+
+/** A paragraph without its bold label ("**Decision**: ..."), to compare with the title. */
+function stripLabel(paragraph: string): string {
+  return paragraph.replace(/^\s*\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:)/, '');
 }

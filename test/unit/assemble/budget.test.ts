@@ -257,8 +257,30 @@ describe('assembler budget', () => {
     assert.equal(makePreview('## Status\nProposed\n\n## Context\nUsers need swim lanes.', 140), 'Users need swim lanes.');
     // A sentence that starts with a status word is content.
     assert.equal(makePreview('Implemented the retry queue\n\nIt backs off.', 140), 'Implemented the retry queue It backs off.');
-    // A long decision is cut like any preview.
-    assert.match(makePreview(`## Decision\n\n${'Cache the rendered bodies. '.repeat(20)}`, 60), /^Cache the rendered bodies\. .{0,40}…$/);
+    // A long decision is cut like any preview: after its last whole sentence that fits.
+    assert.equal(makePreview(`## Decision\n\n${'Cache the rendered bodies. '.repeat(20)}`, 60), 'Cache the rendered bodies. Cache the rendered bodies.');
+  });
+
+  test('a preview ends with a whole sentence when one ends far enough in', () => {
+    const body = 'The webhook is retried by the provider for up to three days. Each retry carries the same event id, so the handler must be idempotent.';
+    assert.equal(makePreview(body, 100), 'The webhook is retried by the provider for up to three days.');
+    // A first sentence shorter than 40% of the preview says too little: cut at a word instead.
+    assert.equal(makePreview('Short one. Then a much longer sentence that goes on and on past the limit of the preview', 60), 'Short one. Then a much longer sentence that goes on and on…');
+    // Abbreviations and list numbers do not end a sentence; CJK full stops do.
+    assert.equal(makePreview('Prefer plain data types, e.g. maps and arrays over classes with hidden state and', 60), 'Prefer plain data types, e.g. maps and arrays over classes…');
+    assert.equal(makePreview('It gives the best balance of: 1. startup time and 2. accuracy of the results for users', 60), 'It gives the best balance of: 1. startup time and 2…');
+    assert.equal(makePreview('台帳はワークスペースに保存される。エージェントは必要な知識だけを受け取る。', 30), '台帳はワークスペースに保存される。');
+  });
+
+  test('a learning previews its lesson, and a preview never just repeats the title', () => {
+    const learning = '**Context**: After editing commands.yaml and make build, the old help text still showed.\n\n**Lesson**: The ctx on PATH is a stale install; run the freshly built binary.\n\n**Application**: Use ./ctx in tests.';
+    assert.equal(makePreview(learning, 140), 'The ctx on PATH is a stale install; run the freshly built binary.');
+    assert.equal(makePreview('## Lessons learned\n\nPin the toolchain.\n\n## Next', 140), 'Pin the toolchain.');
+    // The decision is the title, word for word: the preview goes on to what the title does not say.
+    const restated = '**Status**: Accepted\n\n**Decision**: Use hook relay for session provenance\n\n**Rationale**: JSONL parsing broke on every format change.';
+    assert.equal(makePreview(restated, 140, null, 'Use hook relay for session provenance.'), '**Rationale**: JSONL parsing broke on every format change.');
+    // "Consolidated from" is provenance, not content.
+    assert.equal(makePreview('**Consolidated from**: 4 entries (2026-01-25 to 2026-04-03)\n\n- Run the full gate before each commit.', 140), '- Run the full gate before each commit.');
   });
 
   test('previews never split a surrogate pair or grapheme and end with the URN', async () => {
