@@ -97,9 +97,15 @@ function lastSentenceEnd(text: string): number {
  * word) boundary.
  */
 export function makePreview(body: string, maxChars: number, summary?: string | null, title?: string): string {
-  const titleGist = title === undefined ? '' : gist(title);
-  // A decision that only restates the title ("**Decision**: <the title>") tells the reader nothing new.
-  const repeatsTitle = (text: string): boolean => titleGist !== '' && gist(text) === titleGist;
+  // A decision that only restates the title ("**Decision**: <the title>") tells the reader
+  // nothing new. Only text about as long as the title can say the same (and gist costs).
+  const longest = 2 * (title?.length ?? 0) + 32;
+  let titleGist: string | undefined;
+  const repeatsTitle = (text: string): boolean => {
+    if (title === undefined || text.length > longest) return false;
+    titleGist ??= gist(title);
+    return titleGist !== '' && gist(text) === titleGist;
+  };
   let source = summary && summary.trim() !== '' ? summary : substanceOf(body, maxChars);
   if (source === undefined || repeatsTitle(source)) source = body.slice(0, previewWindow(maxChars));
   let text = source.replace(/^---\n[\s\S]*?\n---\n/, '');
