@@ -71,8 +71,30 @@ function substanceOf(body: string, maxChars: number): string | undefined {
   const text = head.slice(from, from + previewWindow(maxChars));
   // The substance ends at the next heading or bold label ("**Consequences**:").
   const end = text.search(/\n[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:))/);
-  const substance = (end >= 0 ? text.slice(0, end) : text).trim();
+  let substance = (end >= 0 ? text.slice(0, end) : text).trim();
+  // "We will add three surfaces:" followed by a subsection per surface: their headings are
+  // the decision, so they join it ("...: 1. Task tabs; 2. Preview endpoint").
+  const level = /^#+/.exec(match[0])?.[0].length ?? 0;
+  if (end >= 0 && level > 0 && substance.endsWith(':')) {
+    const parts = subheadings(text.slice(end), level);
+    if (parts.length > 0) substance = `${substance} ${parts.join('; ')}`;
+  }
   return substance === '' ? undefined : substance;
+}
+
+/** The headings deeper than `level` at the start of `text`, up to one at `level` or above (code blocks skipped). */
+function subheadings(text: string, level: number): string[] {
+  const found: string[] = [];
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (/^[ \t]*(```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const heading = /^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$/.exec(line);
+    if (!heading) continue;
+    if (heading[1]!.length <= level) break;
+    if (heading[2]) found.push(heading[2]);
+  }
+  return found;
 }
 
 /** A sentence shorter than this share of the preview is cut into instead (it would say too little). */

@@ -279,6 +279,10 @@ describe('assembler budget', () => {
     // The decision is the title, word for word: the preview goes on to what the title does not say.
     const restated = '**Status**: Accepted\n\n**Decision**: Use hook relay for session provenance\n\n**Rationale**: JSONL parsing broke on every format change.';
     assert.equal(makePreview(restated, 140, null, 'Use hook relay for session provenance.'), '**Rationale**: JSONL parsing broke on every format change.');
+    // A decision that introduces one subsection per part is previewed with their headings
+    // (code blocks in between are not mistaken for headings, a later section ends the list).
+    const parts = '## Decision\nAdd three observability surfaces:\n\n### 1. Task tabs\n```sh\n# not a heading\n```\n\n### 2. Preview endpoint\n\nGET /api/preview.\n\n## Consequences\n\n### Positive\n\nMore to see.';
+    assert.equal(makePreview(parts, 140), 'Add three observability surfaces: 1. Task tabs; 2. Preview endpoint');
     // "Consolidated from" is provenance, not content.
     assert.equal(makePreview('**Consolidated from**: 4 entries (2026-01-25 to 2026-04-03)\n\n- Run the full gate before each commit.', 140), '- Run the full gate before each commit.');
   });
