@@ -7,7 +7,10 @@ export const DEFAULT_BUDGET = 8000;
 export const MAX_BUDGET = 2_000_000;
 
 export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
-  weights: Object.freeze({ relevance: 1, reference: 0.6, path: 0.7, recency: 0.1, type: 0.1, feedback: 0.15 }),
+  // Recency only breaks near-ties: knowledge is not news. An accepted decision from two
+  // years ago binds as much as last week's; what makes knowledge stale is supersession
+  // (chains) and code moving on (stale flags), both handled on their own.
+  weights: Object.freeze({ relevance: 1, reference: 0.6, path: 0.7, recency: 0.03, type: 0.1, feedback: 0.15 }),
   fixedShare: 0.2,
   split: Object.freeze({ global: 0.5, task: 0.3, path: 0.2 }),
   layerFloor: 0.05,
@@ -17,7 +20,8 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   fieldWeights: Object.freeze({ title: 3, tags: 1.5, paths: 1.5, body: 1 }),
   fieldB: Object.freeze({ title: 0.3, tags: 0.3, paths: 0.3, body: 0.75 }),
   k1: 2,
-  queryWeights: Object.freeze({ title: 1, description: 0.8, labels: 0.5, paths: 0.25 }),
+  // A label is a topic someone chose for the task ("security", "journal"): it weighs as much as a word of the description.
+  queryWeights: Object.freeze({ title: 1, description: 0.8, labels: 0.8, paths: 0.25 }),
   previews: true,
   titles: true,
   previewChars: 140,
