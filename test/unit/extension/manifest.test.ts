@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { AGENT_COMMANDS, REVIEW_ITEM_CONTEXT } from '../../../src/extension/agent/ids';
 import { INTEROP_COMMANDS } from '../../../src/extension/interop/ids';
 import { CATEGORY, COMMAND_IDS as CORE_COMMAND_IDS, TREE_ITEM_KINDS } from '../../../src/extension/ids';
+import { DEFAULT_ASSEMBLE_OPTIONS } from '../../../src/core/assemble';
 
 interface Manifest {
   contributes: {
@@ -73,4 +74,15 @@ test('commands acting on a tree item are hidden from the palette or can ask for 
   for (const id of ['openArtifact', 'copyUrn', 'pin', 'unpin', 'archive', 'deleteArtifact', 'markUseful', 'markNotUseful', 'addModuleMemoryForPath']) {
     assert.equal(palette.get(`contextLedger.${id}`), 'false', `contextLedger.${id} is hidden from the palette`);
   }
+});
+
+test('the scoring settings name the defaults the assembler uses', () => {
+  type Settings = { contributes: { configuration: { properties: Record<string, { markdownDescription?: string }> } } };
+  const properties = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Settings).contributes.configuration.properties;
+  const weights = properties['contextLedger.weights']?.markdownDescription ?? '';
+  for (const [name, value] of Object.entries(DEFAULT_ASSEMBLE_OPTIONS.weights)) {
+    const named = `\`${name}\` ${value}`;
+    assert.ok(weights.includes(`${named},`) || weights.endsWith(`${named}.`), `contextLedger.weights names ${name} ${value}`);
+  }
+  assert.ok(properties['contextLedger.recencyHalfLifeDays']?.markdownDescription?.includes(`${DEFAULT_ASSEMBLE_OPTIONS.halfLifeDays} days`));
 });
