@@ -49,7 +49,7 @@ function identityOf(file: string): FileIdentity | undefined {
  * Reads the file and its identity from one open descriptor, so the identity always
  * belongs to the bytes read even if another process renames a new file in meanwhile.
  */
-function readWithIdentity(file: string): { bytes: Uint8Array | undefined; identity: FileIdentity | undefined } {
+function readWithIdentity(file: string): { bytes: Buffer | undefined; identity: FileIdentity | undefined } {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -97,7 +97,7 @@ interface JournalState {
 function replayJournal(file: string, base: FileIdentity | undefined, store: LedgerStore): JournalState {
   const { bytes, identity } = readWithIdentity(file);
   if (!bytes || !identity || !base) return { identity, applies: false, endsWithNewline: true };
-  const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8').split('\n');
+  const lines = bytes.toString('utf8').split('\n');
   const header = parseJournalLine(lines[0]) as { base?: FileIdentity } | undefined;
   const endsWithNewline = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a;
   if (!header?.base || !sameIdentity(header.base, base)) return { identity, applies: false, endsWithNewline };

@@ -58,6 +58,12 @@ function isNoiseParagraph(paragraph: string): boolean {
 const SUBSTANCE_START =
   /^(?:#{1,6}[ \t]*(?:the[ \t]+)?(?:decision(?:[ \t]+outcome)?|lessons?(?:[ \t]+learned)?|takeaways?)[ \t]*:?[ \t]*$|\*\*(?:decision|lessons?(?: learned)?|takeaways?)(?::\*\*|\*\*[ \t]*:))/im;
 
+/** A bold label with its colon inside or after it: "**Consequences**:" or "**Consequences:**". */
+const BOLD_LABEL = String.raw`\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:)`;
+/** Where a section ends: the next heading or bold label. */
+const SECTION_END = new RegExp(String.raw`\n[ \t]*(?:#{1,6}[ \t]|${BOLD_LABEL})`);
+const LEADING_LABEL = new RegExp(String.raw`^\s*${BOLD_LABEL}`);
+
 /** How much text a preview of `maxChars` reads: enough to skip headings and metadata, never a whole huge body. */
 function previewWindow(maxChars: number): number {
   return maxChars * 8 + 1024;
@@ -70,7 +76,7 @@ function substanceOf(body: string, maxChars: number): string | undefined {
   const from = match.index + match[0].length;
   const text = head.slice(from, from + previewWindow(maxChars));
   // The substance ends at the next heading or bold label ("**Consequences**:").
-  const end = text.search(/\n[ \t]*(?:#{1,6}[ \t]|\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:))/);
+  const end = text.search(SECTION_END);
   let substance = (end >= 0 ? text.slice(0, end) : text).trim();
   // "We will add three surfaces:" followed by a subsection per surface: their headings are
   // the decision, so they join it ("...: 1. Task tabs; 2. Preview endpoint").
@@ -159,5 +165,5 @@ export function makePreview(body: string, maxChars: number, summary?: string | n
 
 /** A paragraph without its bold label ("**Decision**: ..."), to compare with the title. */
 function stripLabel(paragraph: string): string {
-  return paragraph.replace(/^\s*\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:)/, '');
+  return paragraph.replace(LEADING_LABEL, '');
 }

@@ -18,6 +18,7 @@ interface Manifest {
     menus: Record<string, { command: string; when?: string; group?: string }[]>;
     keybindings?: { command: string }[];
     viewsWelcome: { contents: string }[];
+    configuration: { properties: Record<string, { markdownDescription?: string }> };
   };
 }
 
@@ -77,8 +78,7 @@ test('commands acting on a tree item are hidden from the palette or can ask for 
 });
 
 test('the scoring settings name the defaults the assembler uses', () => {
-  type Settings = { contributes: { configuration: { properties: Record<string, { markdownDescription?: string }> } } };
-  const properties = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Settings).contributes.configuration.properties;
+  const properties = manifest.contributes.configuration.properties;
   const weights = properties['contextLedger.weights']?.markdownDescription ?? '';
   for (const [name, value] of Object.entries(DEFAULT_ASSEMBLE_OPTIONS.weights)) {
     const named = `\`${name}\` ${value}`;
