@@ -469,6 +469,27 @@ async function quickInputLabels(page: Page): Promise<string[]> {
   return labels;
 }
 
+/**
+ * Types `value` into the quick input, first reopening it with `openKey` if it closed:
+ * the workbench closes it when something else takes the focus (a late notification,
+ * an editor opened by the previous step), which a fixed sequence of key presses cannot see.
+ */
+async function fillQuickInput(page: Page, openKey: string, value: string): Promise<void> {
+  const input = page.locator(QUICK_INPUT_BOX);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (!(await input.isVisible())) {
+        await page.keyboard.press(openKey);
+        await input.waitFor({ state: 'visible', timeout: 5_000 });
+      }
+      await input.fill(value, { timeout: 5_000 });
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
 async function closeQuickInput(page: Page): Promise<void> {
   const widget = page.locator(QUICK_INPUT);
   if (await widget.isVisible()) {
@@ -478,12 +499,13 @@ async function closeQuickInput(page: Page): Promise<void> {
 }
 
 /**
- * With a quick input open: sets its text to `value`, waits until a row whose label
+ * With a quick input open (`openKey` reopens it): sets its text to `value`, waits until a row whose label
  * matches `want` appears (retyping now and then, as the list is only recomputed on input),
  * moves the focus to it with the arrow keys and presses Enter.
  */
 async function pickInQuickInput(
   page: Page,
+  openKey: string,
   value: string,
   want: (label: string) => boolean,
   describe: string,
@@ -497,7 +519,7 @@ async function pickInQuickInput(
   for (;;) {
     // Retype: some providers (commands from an extension host that is still starting,
     // file search) only show new entries when the input changes.
-    await input.fill(round % 2 === 0 ? value : `${value} `);
+    await fillQuickInput(page, openKey, round % 2 === 0 ? value : `${value} `);
     if (round % 2 === 1) {
       await input.press('Backspace');
     }
@@ -557,7 +579,7 @@ export async function runCommand(page: Page, title: string, timeout: number = TI
     await page.keyboard.press('F1');
     await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
     const want = normalize(title);
-    await pickInQuickInput(page, `>${title}`, (label) => label === want, `command ${JSON.stringify(title)}`, timeout);
+    await pickInQuickInput(page, 'F1', `>${title}`, (label) => label === want, `command ${JSON.stringify(title)}`, timeout);
   });
 }
 
@@ -579,12 +601,11 @@ export async function openFile(page: Page, relPath: string, timeout: number = TI
 }
 
 async function pickFileRow(page: Page, rel: string, base: string, dir: string, timeout: number): Promise<void> {
-  const input = page.locator(QUICK_INPUT_BOX);
   const deadline = Date.now() + timeout;
   let seen: string[] = [];
   let round = 0;
   while (Date.now() < deadline) {
-    await input.fill(round++ % 2 === 0 ? rel : `${rel} `);
+    await fillQuickInput(page, 'Control+P', round++ % 2 === 0 ? rel : `${rel} `);
     const stepEnd = Math.min(deadline, Date.now() + 3_000);
     while (Date.now() < stepEnd) {
       seen = [];
@@ -613,7 +634,7 @@ export async function openView(page: Page, viewName: string, timeout: number = T
     await page.keyboard.press('Control+P');
     await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
     const want = normalize(viewName).toLowerCase();
-    await pickInQuickInput(page, `view ${viewName}`, (label) => label.toLowerCase() === want, `view ${JSON.stringify(viewName)}`, timeout);
+    await pickInQuickInput(page, 'Control+P', `view ${viewName}`, (label) => label.toLowerCase() === want, `view ${JSON.stringify(viewName)}`, timeout);
     await viewPane(page, viewName).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
   });
 }
