@@ -87,9 +87,12 @@ export interface AssemblyLogRow extends AssemblyLogEntry {
 /**
  * A write an append-only journal beside the database can carry instead of a rewrite of
  * the whole file: what every logged build records (its log row, injection counts and the
- * token counts it made). Readers replay it onto the database (`applyJournal`).
+ * token counts it made), and a new artifact (an agent's or a user's `add`: rewriting a
+ * large ledger to add one note cost most of the write). Readers replay it onto the
+ * database (`applyJournal`).
  */
 export type JournalRecord =
+  | { op: 'artifact'; artifact: Artifact }
   | { op: 'log'; entry: AssemblyLogEntry }
   | { op: 'injected'; ids: string[] }
   | { op: 'tokens'; counts: Array<[string, TokenizerName, number]> };
@@ -455,14 +458,20 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   /** Creates a new artifact (a new chain unless `chainId` names an existing one). */
   createArtifact(input: ArtifactInput): Artifact {
     const artifact = this.normalizeInput(input);
-    return this.transaction(() => {
+    const before = this.generation;
+    this.transaction(() => {
       if (this.exists(artifact.id)) throw new UserError(`An artifact with id "${artifact.id}" already exists.`, 'Use `update` to add a new version.');
-      if (this.scalar('SELECT 1 FROM artifact WHERE chain_id = ? AND version = ?', [artifact.chainId, artifact.version]) !== null) {
+      if (this.versionTaken(artifact.chainId, artifact.version)) {
         throw new UserError(`Chain "${artifact.chainId}" already has a version ${artifact.version}.`);
       }
       this.insert(artifact);
-      return artifact;
     });
+    this.journaled({ op: 'artifact', artifact }, before);
+    return artifact;
+  }
+
+  private versionTaken(chainId: string, version: number): boolean {
+    return this.scalar('SELECT 1 FROM artifact WHERE chain_id = ? AND version = ?', [chainId, version]) !== null;
   }
 
   getArtifact(ref: string): Artifact | undefined {
@@ -1052,16 +1061,25 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return carried;
   }
 
-  /** Replays journal records written by `takeJournal()` (in this or another process). */
-  applyJournal(records: readonly unknown[]): void {
+  /**
+   * Replays journal records written by `takeJournal()` (in this or another process);
+   * with `only`, just the records of those kinds.
+   */
+  applyJournal(records: readonly unknown[], only?: ReadonlySet<JournalRecord['op']>): void {
     const before = this.generation;
     const countsBefore = this.pendingTokenCounts.length;
     try {
       // A record that is not what `takeJournal` writes (a damaged file) is skipped.
       this.transaction(() => {
         for (const record of records) {
-          if (!isJournalRecord(record)) continue;
+          if (!isJournalRecord(record) || (only && !only.has(record.op))) continue;
           if (record.op === 'log') this.insertLogRow(record.entry);
+          else if (record.op === 'artifact') {
+            // Replayed once per database it was written for; a row already there (or a
+            // version number taken meanwhile) means the record is not this database's.
+            const a = record.artifact;
+            if (!this.exists(a.id) && !this.versionTaken(a.chainId, a.version)) this.insert(a);
+          }
           else if (record.op === 'injected') this.incrementInjected(record.ids);
           else for (const [hash, tokenizer, count] of record.counts) this.putTokenCount(hash, tokenizer, count);
         }
@@ -1100,6 +1118,7 @@ function isJournalRecord(value: unknown): value is JournalRecord {
   const isString = (v: unknown): v is string => typeof v === 'string';
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   if (record.op === 'injected') return Array.isArray(record.ids) && record.ids.every(isString);
+  if (record.op === 'artifact') return isJournaledArtifact(record.artifact);
   if (record.op === 'tokens') {
     return (
       Array.isArray(record.counts) &&
@@ -1111,6 +1130,29 @@ function isJournalRecord(value: unknown): value is JournalRecord {
   return (
     isString(e.at) && (e.taskId === null || isString(e.taskId)) && isNumber(e.budget) && isNumber(e.tokensUsed) && isTokenizerName(e.tokenizer) &&
     isNumber(e.candidates) && isNumber(e.durationMs) && isString(e.outputHash) && isString(e.trigger)
+  );
+}
+
+/**
+ * Whether a journal's artifact is one `createArtifact` wrote: every field of its type,
+ * and a body that still has its content hash (a damaged or edited line is not replayed).
+ */
+function isJournaledArtifact(value: unknown): value is Artifact {
+  if (value === null || typeof value !== 'object') return false;
+  const a = value as Record<string, unknown>;
+  const isString = (v: unknown): v is string => typeof v === 'string';
+  const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every(isString);
+  const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const conditions = a.conditions as Record<string, unknown> | null;
+  return (
+    isString(a.id) && a.id !== '' && !/\s/.test(a.id) && isString(a.chainId) && a.chainId !== '' &&
+    Number.isSafeInteger(a.version) && (a.version as number) >= 1 &&
+    isArtifactType(a.type) && isScope(a.scope) && isStatus(a.status) &&
+    (a.taskId === null || isString(a.taskId)) && (a.summary === null || isString(a.summary)) && (a.supersedes === null || isString(a.supersedes)) &&
+    isStrings(a.paths) && isStrings(a.tags) && isString(a.title) && isString(a.body) && typeof a.pinned === 'boolean' &&
+    isString(a.source) && isString(a.createdAt) && isString(a.updatedAt) && isObject(a.extra) &&
+    isObject(conditions) && isStrings(conditions!.labels) && isStrings(conditions!.keywords) && isStrings(conditions!.paths) &&
+    a.contentHash === contentHash(a.body)
   );
 }
 

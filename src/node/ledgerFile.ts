@@ -101,16 +101,20 @@ function replayJournal(file: string, base: FileIdentity | undefined, store: Ledg
   const header = parseJournalLine(lines[0]) as { base?: FileIdentity } | undefined;
   const endsWithNewline = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a;
   if (!header?.base || !sameIdentity(header.base, base)) return { identity, applies: false, endsWithNewline };
-  for (const line of lines.slice(1)) {
+  applyJournalLines(lines.slice(1), store);
+  return { identity, applies: true, endsWithNewline };
+}
+
+function applyJournalLines(lines: readonly string[], store: LedgerStore, only?: ReadonlySet<JournalRecord['op']>): void {
+  for (const line of lines) {
     const records = (parseJournalLine(line) as { records?: unknown } | undefined)?.records;
     if (!Array.isArray(records)) continue;
     try {
-      store.applyJournal(records);
+      store.applyJournal(records, only);
     } catch {
       // Records SQLite refuses (a damaged line) are rolled back and skipped; the rest still count.
     }
   }
-  return { identity, applies: true, endsWithNewline };
 }
 
 function parseJournalLine(line: string | undefined): unknown {
@@ -164,6 +168,11 @@ export class LedgerFile {
 
   get journalFile(): string {
     return `${this.file}.journal`;
+  }
+
+  /** The journal of the database the backup was, kept with it. */
+  get backupJournalFile(): string {
+    return `${this.backupFile}.journal`;
   }
 
   /** The in-memory store as last loaded; call `refresh()` first to see other writers' changes. */
@@ -294,15 +303,20 @@ export class LedgerFile {
     } catch (error) {
       // The database is untouched; the backup it took the place of is rebuilt from it.
       fs.rmSync(temp, { force: true });
-      if (recycled && fs.existsSync(this.file)) this.keepBackup();
+      if (recycled && fs.existsSync(this.file) && this.keepBackup()) fs.rmSync(this.backupJournalFile, { force: true });
       throw error;
     }
-    if (fs.existsSync(this.file)) this.keepBackup();
+    const backedUp = fs.existsSync(this.file) && this.keepBackup();
     fs.renameSync(temp, this.file);
     this.loaded = identityOf(this.file);
     // The database now holds what the journal held. Should this not happen (a crash), the
-    // journal names the database it was for, and is ignored beside this one.
-    fs.rmSync(this.journalFile, { force: true });
+    // journal names the database it was for, and is ignored beside this one. It goes with
+    // the backup it was written for: a restore replays its artifacts onto the backup.
+    if (backedUp && this.journal.applies && fs.existsSync(this.journalFile)) fs.renameSync(this.journalFile, this.backupJournalFile);
+    else {
+      fs.rmSync(this.journalFile, { force: true });
+      if (backedUp) fs.rmSync(this.backupJournalFile, { force: true });
+    }
     this.journal = { identity: undefined, applies: false, endsWithNewline: true };
   }
 
@@ -350,7 +364,7 @@ export class LedgerFile {
   }
 
   /** The file being replaced was valid (we loaded it), so it becomes the last good copy. */
-  private keepBackup(): void {
+  private keepBackup(): boolean {
     const staging = `${this.backupFile}.tmp-${process.pid}`;
     try {
       fs.rmSync(staging, { force: true });
@@ -360,8 +374,10 @@ export class LedgerFile {
         fs.copyFileSync(this.file, staging);
       }
       fs.renameSync(staging, this.backupFile);
+      return true;
     } catch {
       fs.rmSync(staging, { force: true });
+      return false;
     }
   }
 
@@ -410,20 +426,39 @@ export class LedgerFile {
     }
   }
 
-  /** Replaces the database with its last good copy; the current file is kept aside. */
+  /**
+   * Replaces the database with its last good copy, plus the artifacts its journal added
+   * since (an `add` is journaled, so the backup predates it; a journaled artifact carries
+   * its whole row and body hash, so it is safe to replay onto an older copy). The
+   * current file and journal are kept aside.
+   */
   static async restoreBackup(file: string, clock: Clock = systemClock): Promise<string | undefined> {
     const absolute = path.resolve(file);
     const backup = `${absolute}.bak`;
+    const journal = `${absolute}.journal`;
     if (!fs.existsSync(backup)) throw new UserError(`There is no backup at ${backup}.`);
     const sql = await loadSqlJs();
     // Check and copy the same bytes: a writer may recycle the backup's file meanwhile.
-    const bytes = fs.readFileSync(backup);
-    LedgerStore.open(sql, bytes, clock).close();
+    let bytes: Uint8Array = fs.readFileSync(backup);
+    const store = LedgerStore.open(sql, bytes, clock);
+    try {
+      const generation = store.generation;
+      // The backup's own journal, then the one written since the last full write.
+      for (const journalFile of [`${backup}.journal`, journal]) {
+        const journalBytes = readWithIdentity(journalFile).bytes;
+        if (journalBytes) applyJournalLines(journalBytes.toString('utf8').split('\n').slice(1), store, new Set(['artifact']));
+      }
+      if (store.generation !== generation) bytes = store.export();
+    } finally {
+      store.close();
+    }
+    const stamp = timestampForFileName(clock.now());
     let aside: string | undefined;
     if (fs.existsSync(absolute)) {
-      aside = `${absolute}.replaced-${timestampForFileName(clock.now())}`;
+      aside = `${absolute}.replaced-${stamp}`;
       fs.renameSync(absolute, aside);
     }
+    if (fs.existsSync(journal)) fs.renameSync(journal, `${journal}.replaced-${stamp}`);
     fs.writeFileSync(absolute, bytes);
     return aside;
   }

@@ -68,7 +68,9 @@ test('the workspace opens in Restricted Mode and "Build agent context" still wor
 test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse with a message, and write nothing', async () => {
   const { page } = session!.wb;
   const { db } = session!;
-  const before = { mtime: fs.statSync(db).mtimeMs, titles: titles(db) };
+  // A write either rewrites the database or appends to its journal (an add, a build's log).
+  const journalSize = (): number => (fs.existsSync(`${db}.journal`) ? fs.statSync(`${db}.journal`).size : -1);
+  const before = { mtime: fs.statSync(db).mtimeMs, journal: journalSize(), titles: titles(db) };
   const cases: [string, RegExp][] = [
     ['Context Ledger: Import Knowledge…', /does not import knowledge in Restricted Mode: it would read and write files this workspace controls/],
     ['Context Ledger: Export to Agent Rules…', /does not export agent rules in Restricted Mode/],
@@ -87,6 +89,7 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
   assert.deepEqual(filesUnder('.github'), [], 'no rule files exported');
   assert.deepEqual(filesUnder('.context-ledger/artifacts'), [], 'no Markdown mirror written');
   assert.equal(fs.statSync(db).mtimeMs, before.mtime, 'the ledger was not written');
+  assert.equal(journalSize(), before.journal, 'nor its journal');
   assert.deepEqual(titles(db), before.titles);
   assert.ok(!titles(db).includes('Holds live in Redis'), 'the ADR was not imported');
 });

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { UserError } from '../../src/core/model';
+import type { LedgerStore } from '../../src/core/store';
 import { LedgerFile } from '../../src/node/ledgerFile';
 import { tempDir } from './helpers';
 
@@ -17,11 +18,14 @@ function runWriter(file: string, prefix: string, count: number): Promise<number>
 }
 
 describe('persistence', () => {
+  // An import is written whole; a single add goes to the journal (journal.test.ts).
+  const importOne = (id: string, title: string) => (s: LedgerStore) => s.importArtifacts([{ id, type: 'note', title, body: id }]);
+
   test('writes replace the file atomically and keep the previous one as .bak', async () => {
     const file = path.join(tempDir(), 'ledger.db');
     const ledger = await LedgerFile.open(file, { create: true });
     await ledger.write((s) => s.createArtifact({ id: 'one', type: 'note', title: 'One', body: '1' }));
-    await ledger.write((s) => s.createArtifact({ id: 'two', type: 'note', title: 'Two', body: '2' }));
+    await ledger.write(importOne('two', 'Two'));
     ledger.close();
     const reopened = await LedgerFile.open(file);
     assert.equal(reopened.store.countArtifacts().chains, 2);
@@ -37,9 +41,9 @@ describe('persistence', () => {
     // The backup's file is recycled for the next write: a longer one (as after a restore
     // of an older, bigger ledger) must be cut to the new length, not keep its old tail.
     fs.appendFileSync(`${file}.bak`, Buffer.alloc(1 << 20, 0x5a));
-    await ledger.write((s) => s.createArtifact({ id: 'two', type: 'note', title: 'Two', body: '2' }));
+    await ledger.write(importOne('two', 'Two'));
     assert.ok(fs.statSync(file).size < 1 << 20, `the database is ${fs.statSync(file).size} bytes: the old tail was kept`);
-    await ledger.write((s) => s.createArtifact({ id: 'three', type: 'note', title: 'Three', body: '3' }));
+    await ledger.write(importOne('three', 'Three'));
     ledger.close();
     const reopened = await LedgerFile.open(file);
     assert.deepEqual(reopened.store.listArtifacts({}).map((a) => a.id).sort(), ['one', 'three', 'two']);
@@ -52,11 +56,11 @@ describe('persistence', () => {
     const file = path.join(tempDir(), 'ledger.db');
     const ledger = await LedgerFile.open(file, { create: true });
     await ledger.write((s) => s.createArtifact({ id: 'one', type: 'note', title: 'One', body: '1' }));
-    await ledger.write((s) => s.createArtifact({ id: 'two', type: 'note', title: 'Two', body: '2' }));
+    await ledger.write(importOne('two', 'Two'));
     // What a crash between linking the backup and renaming the new file leaves behind.
     fs.rmSync(`${file}.bak`);
     fs.linkSync(file, `${file}.bak`);
-    await ledger.write((s) => s.createArtifact({ id: 'three', type: 'note', title: 'Three', body: '3' }));
+    await ledger.write(importOne('three', 'Three'));
     ledger.close();
     const reopened = await LedgerFile.open(file);
     assert.equal(reopened.store.countArtifacts().chains, 3);
@@ -118,7 +122,7 @@ describe('persistence', () => {
     const file = path.join(dir, 'ledger.db');
     const ledger = await LedgerFile.open(file, { create: true });
     await ledger.write((s) => s.createArtifact({ id: 'precious', type: 'note', title: 'P', body: 'p' }));
-    await ledger.write((s) => s.createArtifact({ id: 'second', type: 'note', title: 'S', body: 's' }));
+    await ledger.write(importOne('second', 'S'));
     ledger.close();
     const bytes = fs.readFileSync(file);
     bytes.fill(0x42, 100, 4000);
