@@ -494,8 +494,9 @@ const restoreCommand: Command = {
   options: {},
   async run(context) {
     const { file } = databasePath(context);
-    const aside = await LedgerFile.restoreBackup(file);
-    context.out(`Restored ${file} from its backup.${aside ? ` The file it replaced is kept at ${aside}.` : ''}`);
+    const { aside, fromJournal } = await LedgerFile.restoreBackup(file);
+    const added = fromJournal > 0 ? `, with ${fromJournal} artifact${fromJournal === 1 ? '' : 's'} added since from its journal` : '';
+    context.out(`Restored ${file} from its backup${added}.${aside ? ` The file it replaced is kept at ${aside}.` : ''}`);
   },
 };
 

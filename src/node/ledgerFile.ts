@@ -430,9 +430,10 @@ export class LedgerFile {
    * Replaces the database with its last good copy, plus the artifacts its journal added
    * since (an `add` is journaled, so the backup predates it; a journaled artifact carries
    * its whole row and body hash, so it is safe to replay onto an older copy). The
-   * current file and journal are kept aside.
+   * current file and journal are kept aside. Says where the replaced file went and how
+   * many artifacts came back from the journals.
    */
-  static async restoreBackup(file: string, clock: Clock = systemClock): Promise<string | undefined> {
+  static async restoreBackup(file: string, clock: Clock = systemClock): Promise<{ aside: string | undefined; fromJournal: number }> {
     const absolute = path.resolve(file);
     const backup = `${absolute}.bak`;
     const journal = `${absolute}.journal`;
@@ -441,13 +442,16 @@ export class LedgerFile {
     // Check and copy the same bytes: a writer may recycle the backup's file meanwhile.
     let bytes: Uint8Array = fs.readFileSync(backup);
     const store = LedgerStore.open(sql, bytes, clock);
+    let fromJournal = 0;
     try {
       const generation = store.generation;
+      const versions = store.countArtifacts().versions;
       // The backup's own journal, then the one written since the last full write.
       for (const journalFile of [`${backup}.journal`, journal]) {
         const journalBytes = readWithIdentity(journalFile).bytes;
         if (journalBytes) applyJournalLines(journalBytes.toString('utf8').split('\n').slice(1), store, new Set(['artifact']));
       }
+      fromJournal = store.countArtifacts().versions - versions;
       if (store.generation !== generation) bytes = store.export();
     } finally {
       store.close();
@@ -460,7 +464,7 @@ export class LedgerFile {
     }
     if (fs.existsSync(journal)) fs.renameSync(journal, `${journal}.replaced-${stamp}`);
     fs.writeFileSync(absolute, bytes);
-    return aside;
+    return { aside, fromJournal };
   }
 
   close(): void {

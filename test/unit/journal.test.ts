@@ -206,6 +206,7 @@ describe('the build journal', () => {
     assert.notEqual(cli(['list', '--db', file]).code, 0);
     const restored = cli(['restore', '--db', file]);
     assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /from its backup, with 2 artifacts added since from its journal\./);
     const ledger = await LedgerFile.open(file);
     assert.equal(ledger.store.getArtifact('before-merge')?.title, 'A');
     assert.equal(ledger.store.getArtifact('after-merge')?.title, 'B');
