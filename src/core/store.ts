@@ -93,9 +93,15 @@ export interface AssemblyLogRow extends AssemblyLogEntry {
  */
 export type JournalRecord =
   | { op: 'artifact'; artifact: Artifact }
+  /** New term-dictionary entries (numbered from `firstTerm`) and term vectors (key, version, bytes). */
+  | { op: 'vectors'; firstTerm: number; terms: string[]; vectors: Array<[string, string, number[]]> }
   | { op: 'log'; entry: AssemblyLogEntry }
   | { op: 'injected'; ids: string[] }
   | { op: 'tokens'; counts: Array<[string, TokenizerName, number]> };
+
+/** Most new term vectors, and dictionary entries, one journal record carries. */
+const JOURNAL_VECTORS = 64;
+const JOURNAL_TERMS = 4096;
 
 /** The fields that make two versions "the same"; timestamps and ids do not. */
 const CONTENT_FIELDS = ['type', 'scope', 'taskId', 'paths', 'title', 'body', 'summary', 'tags', 'conditions'] as const;
@@ -191,6 +197,9 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   private termDictSaved = 0;
   private termVectorCache: { version: string; vectors: Map<string, Uint8Array> } | undefined;
   private pendingTermVectors: Array<[string, string, Uint8Array]> = [];
+  /** Pending vectors and dictionary entries up to these are in the journal already. */
+  private termVectorMark = 0;
+  private termDictJournaled = 0;
 
   private constructor(
     private readonly db: Database,
@@ -834,6 +843,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
       }
     }
     this.pendingTermVectors = [];
+    this.termVectorMark = 0;
     this.termDictSaved = dict.length;
   }
 
@@ -1049,15 +1059,25 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
    */
   takeJournal(): JournalRecord[] | undefined {
     const changes = this.generation - this.journalGenerationMark;
-    // New term vectors are too many for a journal record: they make the write a full one.
-    const carried = changes === this.journaledGenerations && !this.termVectorsPending ? [...this.journal] : undefined;
+    const vectors = this.pendingTermVectors.slice(this.termVectorMark);
+    const dict = this.termDict ?? [];
+    const firstTerm = Math.max(this.termDictSaved, this.termDictJournaled);
+    // The vectors of a few new bodies (after an add) go in the journal; a first build or
+    // one after an import makes thousands, and the write a full one.
+    const vectorsFit = vectors.length <= JOURNAL_VECTORS && dict.length - firstTerm <= JOURNAL_TERMS;
+    const carried = changes === this.journaledGenerations && vectorsFit ? [...this.journal] : undefined;
     const counts = this.pendingTokenCounts.slice(this.tokenCountMark);
     if (carried && counts.length > 0) carried.push({ op: 'tokens', counts });
+    if (carried && (vectors.length > 0 || dict.length > firstTerm)) {
+      carried.push({ op: 'vectors', firstTerm, terms: dict.slice(firstTerm), vectors: vectors.map(([key, version, data]) => [key, version, Array.from(data)]) });
+    }
     this.journal = [];
     this.journaledGenerations = 0;
     this.journalGenerationMark = this.generation;
-    // Counts stay pending either way: the next full write puts them in the table.
+    // Counts and vectors stay pending either way: the next full write puts them in their tables.
     this.tokenCountMark = this.pendingTokenCounts.length;
+    this.termVectorMark = this.pendingTermVectors.length;
+    this.termDictJournaled = dict.length;
     return carried;
   }
 
@@ -1068,6 +1088,8 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   applyJournal(records: readonly unknown[], only?: ReadonlySet<JournalRecord['op']>): void {
     const before = this.generation;
     const countsBefore = this.pendingTokenCounts.length;
+    const vectorsBefore = this.pendingTermVectors.length;
+    const termsBefore = this.termDict?.length ?? 0;
     try {
       // A record that is not what `takeJournal` writes (a damaged file) is skipped.
       this.transaction(() => {
@@ -1081,6 +1103,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
             if (!this.exists(a.id) && !this.versionTaken(a.chainId, a.version)) this.insert(a);
           }
           else if (record.op === 'injected') this.incrementInjected(record.ids);
+          else if (record.op === 'vectors') this.replayTermVectors(record);
           else for (const [hash, tokenizer, count] of record.counts) this.putTokenCount(hash, tokenizer, count);
         }
       });
@@ -1089,7 +1112,25 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
       // (a migration on opening still is one, and still makes the next write a full one).
       this.journalGenerationMark += this.generation - before;
       if (this.tokenCountMark === countsBefore) this.tokenCountMark = this.pendingTokenCounts.length;
+      if (this.termVectorMark === vectorsBefore) this.termVectorMark = this.pendingTermVectors.length;
+      if (Math.max(this.termDictSaved, this.termDictJournaled) >= termsBefore) this.termDictJournaled = this.termDict?.length ?? 0;
     }
+  }
+
+  /**
+   * Adds journaled dictionary entries and vectors. Entries that disagree with the
+   * dictionary (another database's journal) or leave a gap in it void the whole record:
+   * a vector read through the wrong dictionary would index the wrong words.
+   */
+  private replayTermVectors(record: Extract<JournalRecord, { op: 'vectors' }>): void {
+    const dict = this.termDictionary();
+    if (record.firstTerm > dict.length) return;
+    for (let i = 0; i < record.terms.length; i++) {
+      const known = dict[record.firstTerm + i];
+      if (known !== undefined && known !== record.terms[i]) return;
+    }
+    record.terms.forEach((term, i) => (dict[record.firstTerm + i] = term));
+    for (const [key, version, bytes] of record.vectors) this.putTermVector(key, version, Uint8Array.from(bytes));
   }
 
   recentAssemblies(limit = 50): AssemblyLogRow[] {
@@ -1119,6 +1160,15 @@ function isJournalRecord(value: unknown): value is JournalRecord {
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   if (record.op === 'injected') return Array.isArray(record.ids) && record.ids.every(isString);
   if (record.op === 'artifact') return isJournaledArtifact(record.artifact);
+  if (record.op === 'vectors') {
+    const isByte = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255;
+    return (
+      Number.isSafeInteger(record.firstTerm) && (record.firstTerm as number) >= 0 &&
+      Array.isArray(record.terms) && record.terms.every(isString) &&
+      Array.isArray(record.vectors) &&
+      record.vectors.every((v) => Array.isArray(v) && v.length === 3 && isString(v[0]) && isString(v[1]) && Array.isArray(v[2]) && v[2].every(isByte))
+    );
+  }
   if (record.op === 'tokens') {
     return (
       Array.isArray(record.counts) &&

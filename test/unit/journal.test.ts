@@ -9,12 +9,12 @@ import { cli, cliAsync, tempDir } from './helpers';
 
 const TASK = ['--task-title', 'Fix the webhook retry queue timeout', '--path', 'src/queue/worker.ts'];
 
-/** A ledger file with a few artifacts, written whole (no journal yet). */
-async function created(): Promise<string> {
+/** A ledger file with `count` artifacts, written whole (no journal yet). */
+async function created(count = 80): Promise<string> {
   const file = path.join(tempDir(), 'ledger.db');
   const ledger = await LedgerFile.open(file, { create: true });
   await ledger.write((store) => {
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < count; i++) {
       store.createArtifact({ id: `n-${i}`, type: 'learning', title: `Webhook retry queue note ${i} — 数据 🚀`, body: `The retry queue ${i} times out. ${'Lock it. '.repeat(i * 5)}` });
     }
   });
@@ -23,8 +23,8 @@ async function created(): Promise<string> {
 }
 
 /**
- * The same after one logged build: that build kept the bodies' term vectors, which
- * writes the database whole; builds after it only add to the journal.
+ * The same after one logged build: that build kept the bodies' term vectors, too many
+ * for the journal, which writes the database whole; builds after it only add to the journal.
  */
 async function seeded(): Promise<{ file: string; warm: number }> {
   const file = await created();
@@ -127,7 +127,7 @@ describe('the build journal', () => {
     assert.deepEqual(await logIds(file), [warm, logId, next.logId]);
   });
 
-  test('a build that keeps new term vectors writes the database whole; the journal is for what builds always record', async () => {
+  test('a build that keeps many new term vectors writes the database whole; a few (after an add) go in the journal', async () => {
     const file = await created();
     const before = fs.statSync(file).mtimeMs;
     build(file);
@@ -137,9 +137,24 @@ describe('the build journal', () => {
     build(file);
     assert.equal(fs.statSync(file).mtimeMs, after);
     assert.ok(fs.existsSync(`${file}.journal`));
+
+    // One new body, with words the ledger has not seen: its vector and new dictionary
+    // entries are journaled, and a reader's build ranks it exactly as after a full write.
+    const body = 'The webhook retry queue deadlocks under zyxwvut contention — 死锁 🔒.';
+    assert.equal(cli(['add', '--db', file, '--type', 'learning', '--id', 'deadlock', '--title', 'Retry queue deadlock', '--body', body]).code, 0);
+    const journaled = build(file);
+    assert.equal(fs.statSync(file).mtimeMs, after, 'the build after an add left the database file alone');
+    assert.match(fs.readFileSync(`${file}.journal`, 'utf8'), /"op":"vectors".*"zyxwvut"/);
+    assert.ok(journaled.items.some((item) => item.id === 'deadlock'));
+    const again = build(file);
+    assert.equal(cli(['task', 'add', '--db', file, '--title', 'Unrelated: a full write']).code, 0);
+    assert.equal(fs.existsSync(`${file}.journal`), false, 'merged');
+    const merged = build(file);
+    assert.equal(merged.text, again.text);
+    assert.deepEqual(merged.items, again.items);
   });
   test('an add leaves the database file alone; every reader sees it, and the next full write merges it and keeps it with the backup', async () => {
-    const file = await created();
+    const { file } = await seeded();
     const before = fs.readFileSync(file);
     const title = 'Webhooks retry for 3 days — 重试 🚀';
     const added = cli(['add', '--db', file, '--type', 'learning', '--id', 'retry-days', '--title', title, '--body', 'Keep handlers idempotent: 幂等.']);
@@ -149,13 +164,14 @@ describe('the build journal', () => {
     const shown = cli(['show', '--db', file, 'retry-days', '--format', 'json']);
     assert.equal(shown.code, 0, shown.stderr);
     assert.equal((JSON.parse(shown.stdout) as { title: string }).title, title);
-    // A build finds it like any other artifact; keeping its new body's term vectors makes
-    // that build's write a full one, which merges the journal.
+    // A build finds it like any other artifact.
     assert.ok(build(file).items.some((item) => item.id === 'retry-days'));
+    assert.deepEqual(fs.readFileSync(file), before, 'nor did the build after it');
+    assert.equal(cli(['pin', '--db', file, 'n-2']).code, 0);
     assert.equal(fs.existsSync(`${file}.journal`), false, 'merged');
     assert.ok(fs.existsSync(`${file}.bak.journal`), 'kept with the backup it was written for');
     // The next full write's backup holds the artifact itself, so that journal goes.
-    assert.equal(cli(['pin', '--db', file, 'n-2']).code, 0);
+    assert.equal(cli(['pin', '--db', file, 'n-3']).code, 0);
     assert.equal(fs.existsSync(`${file}.bak.journal`), false);
     const ledger = await LedgerFile.open(file);
     assert.equal(ledger.store.getArtifact('retry-days')?.body, 'Keep handlers idempotent: 幂等.');
