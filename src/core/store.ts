@@ -99,6 +99,8 @@ export type JournalRecord =
   | { op: 'injected'; ids: string[] }
   | { op: 'tokens'; counts: Array<[string, TokenizerName, number]> };
 
+const JOURNAL_OPS = ['artifact', 'vectors', 'log', 'injected', 'tokens'] as const satisfies ReadonlyArray<JournalRecord['op']>;
+
 /** Most new term vectors, and dictionary entries, one journal record carries. */
 const JOURNAL_VECTORS = 64;
 const JOURNAL_TERMS = 4096;
@@ -197,6 +199,8 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   private termDictSaved = 0;
   private termVectorCache: { version: string; vectors: Map<string, Uint8Array> } | undefined;
   private pendingTermVectors: Array<[string, string, Uint8Array]> = [];
+  /** Kinds of journal record replayed here that this version does not know (a newer one wrote them). */
+  private readonly foreignJournalOps = new Set<string>();
   /** Pending vectors and dictionary entries up to these are in the journal already. */
   private termVectorMark = 0;
   private termDictJournaled = 0;
@@ -1094,7 +1098,12 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
       // A record that is not what `takeJournal` writes (a damaged file) is skipped.
       this.transaction(() => {
         for (const record of records) {
-          if (!isJournalRecord(record) || (only && !only.has(record.op))) continue;
+          if (!isJournalRecord(record)) {
+            const op = (record as { op?: unknown } | null)?.op;
+            if (typeof op === 'string' && !(JOURNAL_OPS as readonly string[]).includes(op)) this.foreignJournalOps.add(op);
+            continue;
+          }
+          if (only && !only.has(record.op)) continue;
           if (record.op === 'log') this.insertLogRow(record.entry);
           else if (record.op === 'artifact') {
             // Replayed once per database it was written for; a row already there (or a
@@ -1131,6 +1140,14 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     }
     record.terms.forEach((term, i) => (dict[record.firstTerm + i] = term));
     for (const [key, version, bytes] of record.vectors) this.putTermVector(key, version, Uint8Array.from(bytes));
+  }
+
+  /**
+   * Kinds of record in the replayed journal that a newer version wrote: writing the
+   * database whole would drop them, so the adapter refuses to write.
+   */
+  get journalFromNewerVersion(): string[] {
+    return [...this.foreignJournalOps].sort();
   }
 
   recentAssemblies(limit = 50): AssemblyLogRow[] {

@@ -256,12 +256,29 @@ export class LedgerFile {
       }
       const journaled = this.current.takeJournal();
       if (this.current.generation !== before || !fs.existsSync(this.file)) {
-        if (!journaled || journaled.length === 0 || !this.appendJournal(journaled)) this.persist();
+        if (!journaled || journaled.length === 0 || !this.appendJournal(journaled)) {
+          this.refuseToDropNewerJournal();
+          this.persist();
+        }
       }
       return result;
     } finally {
       release();
     }
+  }
+
+  /**
+   * A full write replaces the journal with the database this version exported, which
+   * lacks what it could not replay: records a newer version wrote. Appending is safe.
+   */
+  private refuseToDropNewerJournal(): void {
+    const foreign = this.current.journalFromNewerVersion;
+    if (foreign.length === 0) return;
+    this.reloadAfterFailure();
+    throw new UserError(
+      `The journal beside ${this.file} holds changes a newer version of Context Ledger wrote (${foreign.join(', ')}); this version would lose them by writing the database whole.`,
+      'Update Context Ledger (the extension and the context-ledger CLI) and try again; reading, building and adding still work.',
+    );
   }
 
   private reloadAfterFailure(): void {

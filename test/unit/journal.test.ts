@@ -118,8 +118,8 @@ describe('the build journal', () => {
   test('a journal past its size limit is merged by the next build instead of growing', async () => {
     const { file, warm } = await seeded();
     const { logId } = build(file);
-    // Padding in a record readers skip: the journal is now at its limit.
-    fs.appendFileSync(`${file}.journal`, `${JSON.stringify({ records: [{ op: 'pad', text: 'x'.repeat(1024 * 1024) }] })}\n`);
+    // Padding in a damaged record readers skip: the journal is now at its limit.
+    fs.appendFileSync(`${file}.journal`, `${JSON.stringify({ records: [{ op: 'log', entry: { pad: 'x'.repeat(1024 * 1024) } }] })}\n`);
     const before = fs.statSync(file).mtimeMs;
     const next = build(file);
     assert.equal(fs.existsSync(`${file}.journal`), false);
@@ -230,5 +230,24 @@ describe('the build journal', () => {
     ledger.close();
     assert.equal(fs.existsSync(`${file}.journal`), false);
     assert.ok(fs.readdirSync(path.dirname(file)).some((name) => name.startsWith('ledger.db.journal.replaced-')), 'the journal is kept aside, not deleted');
+  });
+  test('a journal record of a kind a newer version wrote blocks full writes (they would drop it) with a clear error; reads, builds and adds still work', async () => {
+    const { file } = await seeded();
+    build(file);
+    fs.appendFileSync(`${file}.journal`, `${JSON.stringify({ records: [{ op: 'rename-chain', from: 'n-1', to: 'n-one' }] })}\n`);
+    const db = fs.readFileSync(file);
+    const pinned = cli(['pin', '--db', file, 'n-1']);
+    assert.notEqual(pinned.code, 0);
+    assert.match(pinned.stderr, /newer version of Context Ledger wrote \(rename-chain\).*Update Context Ledger/s);
+    assert.doesNotMatch(pinned.stderr, /\n\s+at /, 'no stack trace');
+    assert.deepEqual(fs.readFileSync(file), db);
+    assert.match(fs.readFileSync(`${file}.journal`, 'utf8'), /rename-chain/, 'the newer record is still there');
+    // Appending to the journal keeps it: these work.
+    assert.equal(cli(['add', '--db', file, '--type', 'note', '--id', 'still-fine', '--title', 'Still fine', '--body', 'x']).code, 0);
+    assert.ok(build(file).logId > 0);
+    const listed = cli(['list', '--db', file, '--format', 'json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(listed.stdout.includes('still-fine'));
+    assert.match(fs.readFileSync(`${file}.journal`, 'utf8'), /rename-chain/);
   });
 });
