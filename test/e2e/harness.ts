@@ -512,7 +512,6 @@ async function pickInQuickInput(
   timeout: number,
 ): Promise<void> {
   const input = page.locator(QUICK_INPUT_BOX);
-  await input.waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
   const deadline = Date.now() + timeout;
   let labels: string[] = [];
   let round = 0;

@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   TIMEOUTS,
+  activeEditorTitle,
   openFile,
   openView,
   runCli,
@@ -62,6 +63,9 @@ test('the workspace opens in Restricted Mode and "Build agent context" still wor
   await runCommand(page, 'Context Ledger: Build agent context');
   const text = await waitForClipboard(page, /Never log card numbers/);
   assert.match(text, /^## Rules$/m);
+  // The preview opens beside, after the copy; it takes the focus (and would close a
+  // Command Palette the next test opens in the meantime).
+  await waitFor(() => activeEditorTitle(page), (t) => t.startsWith('Agent context'), 'the preview editor');
   await screenshot(page, '01-restricted-build');
 });
 
