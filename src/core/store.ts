@@ -201,7 +201,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   private pendingTermVectors: Array<[string, string, Uint8Array]> = [];
   /** Kinds of journal record replayed here that this version does not know (a newer one wrote them). */
   private readonly foreignJournalOps = new Set<string>();
-  /** Pending vectors and dictionary entries up to these are in the journal already. */
+  /** Pending vectors, and dictionary entries, up to these are on disk (saved or journaled) already. */
   private termVectorMark = 0;
   private termDictJournaled = 0;
 
@@ -796,6 +796,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
       if (this.hasTable('term_dict')) for (const [id, term] of this.rowValues('SELECT id, term FROM term_dict ORDER BY id')) dict[Number(id)] = String(term);
       this.termDict = dict;
       this.termDictSaved = dict.length;
+      this.termDictJournaled = dict.length;
     }
     return this.termDict;
   }
@@ -849,6 +850,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     this.pendingTermVectors = [];
     this.termVectorMark = 0;
     this.termDictSaved = dict.length;
+    this.termDictJournaled = dict.length;
   }
 
   // ---------------------------------------------------------------- tasks
@@ -1065,7 +1067,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     const changes = this.generation - this.journalGenerationMark;
     const vectors = this.pendingTermVectors.slice(this.termVectorMark);
     const dict = this.termDict ?? [];
-    const firstTerm = Math.max(this.termDictSaved, this.termDictJournaled);
+    const firstTerm = this.termDictJournaled;
     // The vectors of a few new bodies (after an add) go in the journal; a first build or
     // one after an import makes thousands, and the write a full one.
     const vectorsFit = vectors.length <= JOURNAL_VECTORS && dict.length - firstTerm <= JOURNAL_TERMS;
@@ -1122,7 +1124,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
       this.journalGenerationMark += this.generation - before;
       if (this.tokenCountMark === countsBefore) this.tokenCountMark = this.pendingTokenCounts.length;
       if (this.termVectorMark === vectorsBefore) this.termVectorMark = this.pendingTermVectors.length;
-      if (Math.max(this.termDictSaved, this.termDictJournaled) >= termsBefore) this.termDictJournaled = this.termDict?.length ?? 0;
+      if (this.termDictJournaled >= termsBefore) this.termDictJournaled = this.termDict?.length ?? 0;
     }
   }
 
@@ -1170,10 +1172,11 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   }
 }
 
+const isString = (v: unknown): v is string => typeof v === 'string';
+
 function isJournalRecord(value: unknown): value is JournalRecord {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;
-  const isString = (v: unknown): v is string => typeof v === 'string';
   const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   if (record.op === 'injected') return Array.isArray(record.ids) && record.ids.every(isString);
   if (record.op === 'artifact') return isJournaledArtifact(record.artifact);
@@ -1207,7 +1210,6 @@ function isJournalRecord(value: unknown): value is JournalRecord {
 function isJournaledArtifact(value: unknown): value is Artifact {
   if (value === null || typeof value !== 'object') return false;
   const a = value as Record<string, unknown>;
-  const isString = (v: unknown): v is string => typeof v === 'string';
   const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every(isString);
   const isObject = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
   const conditions = a.conditions as Record<string, unknown> | null;

@@ -101,12 +101,13 @@ function replayJournal(file: string, base: FileIdentity | undefined, store: Ledg
   const header = parseJournalLine(lines[0]) as { base?: FileIdentity } | undefined;
   const endsWithNewline = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a;
   if (!header?.base || !sameIdentity(header.base, base)) return { identity, applies: false, endsWithNewline };
-  applyJournalLines(lines.slice(1), store);
+  applyJournalLines(lines, store);
   return { identity, applies: true, endsWithNewline };
 }
 
+/** Replays a journal's record lines (`lines[0]` is its header) onto `store`. */
 function applyJournalLines(lines: readonly string[], store: LedgerStore, only?: ReadonlySet<JournalRecord['op']>): void {
-  for (const line of lines) {
+  for (const line of lines.slice(1)) {
     const records = (parseJournalLine(line) as { records?: unknown } | undefined)?.records;
     if (!Array.isArray(records)) continue;
     try {
@@ -461,15 +462,15 @@ export class LedgerFile {
     const store = LedgerStore.open(sql, bytes, clock);
     let fromJournal = 0;
     try {
-      const generation = store.generation;
       const versions = store.countArtifacts().versions;
       // The backup's own journal, then the one written since the last full write.
       for (const journalFile of [`${backup}.journal`, journal]) {
         const journalBytes = readWithIdentity(journalFile).bytes;
-        if (journalBytes) applyJournalLines(journalBytes.toString('utf8').split('\n').slice(1), store, new Set(['artifact']));
+        if (journalBytes) applyJournalLines(journalBytes.toString('utf8').split('\n'), store, new Set(['artifact']));
       }
+      // Only artifacts are replayed here, and each adds a version: none added, nothing to export.
       fromJournal = store.countArtifacts().versions - versions;
-      if (store.generation !== generation) bytes = store.export();
+      if (fromJournal > 0) bytes = store.export();
     } finally {
       store.close();
     }
