@@ -99,7 +99,8 @@ export type JournalRecord =
   | { op: 'injected'; ids: string[] }
   | { op: 'tokens'; counts: Array<[string, TokenizerName, number]> };
 
-const JOURNAL_OPS = ['artifact', 'vectors', 'log', 'injected', 'tokens'] as const satisfies ReadonlyArray<JournalRecord['op']>;
+/** Every op this version replays: a Record so that a new op left out of it fails to compile. */
+const JOURNAL_OPS: Readonly<Record<JournalRecord['op'], true>> = { artifact: true, vectors: true, log: true, injected: true, tokens: true };
 
 /** Most new term vectors, and dictionary entries, one journal record carries. */
 const JOURNAL_VECTORS = 64;
@@ -1102,7 +1103,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
         for (const record of records) {
           if (!isJournalRecord(record)) {
             const op = (record as { op?: unknown } | null)?.op;
-            if (typeof op === 'string' && !(JOURNAL_OPS as readonly string[]).includes(op)) this.foreignJournalOps.add(op);
+            if (typeof op === 'string' && !Object.hasOwn(JOURNAL_OPS, op)) this.foreignJournalOps.add(op);
             continue;
           }
           if (only && !only.has(record.op)) continue;
