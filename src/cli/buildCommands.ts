@@ -126,6 +126,10 @@ const buildCommand: Command = {
     if (isJson(context)) return printJson(context, toContractJson(result));
     context.out(result.text);
     context.err(`${result.tokensUsed}/${result.budget} tokens (${result.tokenizer}); ${result.items.length} items, ${result.excluded.length} left out.`);
+    // An empty output with no hint reads as a bug; an empty ledger is the usual first run.
+    if (result.candidates === 0) {
+      context.err('The ledger holds no knowledge yet: add some with `context-ledger add`, or bring in what the team keeps with `context-ledger import --from <ctx|adr|cursor|claude|copilot|agents-md|cline> <folder>`.');
+    }
   },
 };
 

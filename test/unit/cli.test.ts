@@ -57,6 +57,20 @@ describe('context-ledger CLI', () => {
     assert.deepEqual(jsonOf<Row[]>(cli(['list', '--db', db, '--tag', 'db', '--format', 'json'])).map((r) => r.id), ['d1']);
   });
 
+  test('build on an empty ledger prints only the task and says on stderr how to add knowledge', () => {
+    const { db } = fresh();
+    cli(['init', '--db', db]);
+    const empty = cli(['build', '--db', db, '--task-title', 'Fix the login bug']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.equal(empty.stdout.trim(), '## Task\n\nFix the login bug');
+    assert.match(empty.stderr, /0 items/);
+    assert.match(empty.stderr, /no knowledge yet.*context-ledger add.*import --from/s);
+    cli(['add', '--db', db, '--type', 'learning', '--title', 'Login tokens expire after an hour', '--body', 'Refresh before.']);
+    const filled = cli(['build', '--db', db, '--task-title', 'Fix the login bug']);
+    assert.match(filled.stdout, /Login tokens expire/);
+    assert.doesNotMatch(filled.stderr, /no knowledge yet/);
+  });
+
   test('update keeps history; supersede, archive, pin, delete', () => {
     const { db } = fresh();
     cli(['add', '--db', db, '--type', 'adr', '--title', 'Old', '--body', 'v1', '--id', 'a1']);
