@@ -18,6 +18,7 @@ import { GitTracker } from './git';
 import { COMMANDS, CONTEXT_KEYS } from './ids';
 import { registerInspector } from './inspector';
 import { registerInteropFeatures } from './interop';
+import { INTEROP_COMMANDS } from './interop/ids';
 import { LedgerDocumentProvider } from './ledgerDocuments';
 import { type LedgerChangeKind, LedgerRegistry } from './ledgers';
 import { LiveContext } from './liveContext';
@@ -106,6 +107,17 @@ function registerCommands(context: vscode.ExtensionContext, s: Services): void {
       { location: vscode.ProgressLocation.Window, title: 'Context Ledger: building context…' },
       () => s.contexts.build(folder, { trigger: 'command', log: true }),
     );
+    if (built.result.candidates === 0) {
+      // A first build on a new workspace: "0 artifacts" alone would read as a fault.
+      const add = 'Add Artifact';
+      const importKnowledge = 'Import Knowledge…';
+      const message = `Context Ledger: the ledger of ${folder.name} holds no knowledge yet, so there is no context to copy. Add what the team knows, or import the rules and decision records it keeps.`;
+      void vscode.window.showInformationMessage(message, add, importKnowledge).then((pick) => {
+        if (pick === add) void vscode.commands.executeCommand(COMMANDS.addArtifact);
+        if (pick === importKnowledge) void vscode.commands.executeCommand(INTEROP_COMMANDS.importKnowledge);
+      });
+      return;
+    }
     const markdown = built.result.text;
     await vscode.env.clipboard.writeText(markdown);
     const where = (await sendToChat(markdown)) ? 'put it in the chat' : (await s.explain.showContext(built), 'opened it beside');

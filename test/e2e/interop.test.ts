@@ -127,9 +127,18 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
   const page = wb!.page;
   assert.equal(fs.existsSync(db), false, 'no ledger before the import');
   await openView(page, 'Artifacts');
-  // An empty ledger: the Artifacts view's welcome offers the import.
+  // An empty ledger: the Artifacts view's welcome offers the import...
   await withFailureScreenshot(page, 'welcome-import', () =>
-    viewPane(page, 'Artifacts').locator('.welcome-view-content .monaco-button', { hasText: 'Import Knowledge…' }).click({ timeout: TIMEOUTS.command }),
+    viewPane(page, 'Artifacts').locator('.welcome-view-content .monaco-button', { hasText: 'Import Knowledge…' }).waitFor({ state: 'visible', timeout: TIMEOUTS.command }),
+  );
+  // ...and so does a build, which says why there is nothing to copy and creates no ledger.
+  await runCommand(page, 'Context Ledger: Build agent context');
+  const empty = await waitForNotification(page, /holds no knowledge yet/);
+  assert.match(empty, /no context to copy/);
+  assert.equal(fs.existsSync(db), false, 'a build on no ledger created one');
+  await screenshot(page, '00-empty-build');
+  await withFailureScreenshot(page, 'empty-build-import', () =>
+    page.locator('.notifications-toasts .notification-list-item', { hasText: 'holds no knowledge yet' }).locator('.monaco-button', { hasText: 'Import Knowledge…' }).click({ timeout: TIMEOUTS.ui }),
   );
 
   await withFailureScreenshot(page, 'import-pick', async () => {
