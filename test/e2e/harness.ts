@@ -575,8 +575,7 @@ export async function runCommand(page: Page, title: string, timeout: number = TI
   await withFailureScreenshot(page, `runCommand-${title}`, async () => {
     await closeQuickInput(page);
     await page.locator('.monaco-workbench').click({ position: { x: 5, y: 5 }, trial: true }).catch(() => undefined);
-    await page.keyboard.press('F1');
-    await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+    // pickInQuickInput opens the palette itself, and reopens it if something took the focus.
     const want = normalize(title);
     await pickInQuickInput(page, 'F1', `>${title}`, (label) => label === want, `command ${JSON.stringify(title)}`, timeout);
   });
@@ -586,8 +585,6 @@ export async function runCommand(page: Page, title: string, timeout: number = TI
 export async function openFile(page: Page, relPath: string, timeout: number = TIMEOUTS.command): Promise<void> {
   await withFailureScreenshot(page, `openFile-${relPath}`, async () => {
     await closeQuickInput(page);
-    await page.keyboard.press('Control+P');
-    await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
     const rel = relPath.split(path.sep).join('/');
     const base = path.posix.basename(rel);
     const dir = path.posix.dirname(rel);
@@ -630,8 +627,6 @@ async function pickFileRow(page: Page, rel: string, base: string, dir: string, t
 export async function openView(page: Page, viewName: string, timeout: number = TIMEOUTS.command): Promise<void> {
   await withFailureScreenshot(page, `openView-${viewName}`, async () => {
     await closeQuickInput(page);
-    await page.keyboard.press('Control+P');
-    await page.locator(QUICK_INPUT_BOX).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
     const want = normalize(viewName).toLowerCase();
     await pickInQuickInput(page, 'Control+P', `view ${viewName}`, (label) => label.toLowerCase() === want, `view ${JSON.stringify(viewName)}`, timeout);
     await viewPane(page, viewName).waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
