@@ -409,7 +409,14 @@ const importCommand: Command = {
       const { importFolder } = await import('./interopCommands.js');
       return importFolder(context, { target: source, from: from as ImportFormat, dryRun: context.options['dry-run'] === true });
     }
-    const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(path.resolve(context.cwd, source), MAX_IMPORT_BYTES);
+    const resolved = path.resolve(context.cwd, source);
+    if (source !== '-' && fs.statSync(resolved, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UserError(
+        `${resolved} is a folder; without --from, import reads one JSONL file.`,
+        `To import what the folder keeps: context-ledger import-folder ${source}  (or import --from <${IMPORT_FORMAT_NAMES}> ${source})`,
+      );
+    }
+    const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(resolved, MAX_IMPORT_BYTES);
     const report = await withWrite(context, (store) => importJsonl(store, text));
     const { errors } = report;
     if (isJson(context)) {

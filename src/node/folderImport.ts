@@ -77,11 +77,23 @@ export function scanImportSources(workspace: string, target: string, from?: Impo
     // keep as given
   }
   const relativeRoot = path.relative(realWorkspace, listing.root);
-  const prefix = relativeRoot === '' || relativeRoot.startsWith('..') || path.isAbsolute(relativeRoot) ? '' : `${relativeRoot.split(path.sep).join('/')}/`;
-  const toLocal = new Map(listing.paths.map((p) => [`${prefix}${p}`, p]));
-
-  let detected = detectFormats([...toLocal.keys()]);
-  if (from) detected = detected.filter((d) => d.format === from);
+  const outside = relativeRoot.startsWith('..') || path.isAbsolute(relativeRoot);
+  const detectUnder = (prefix: string) => {
+    const toLocal = new Map(listing.paths.map((p) => [`${prefix}${p}`, p]));
+    const found = detectFormats([...toLocal.keys()]);
+    return { prefix, toLocal, detected: from ? found.filter((d) => d.format === from) : found };
+  };
+  let scan = detectUnder(relativeRoot === '' || outside ? '' : `${relativeRoot.split(path.sep).join('/')}/`);
+  // Outside the workspace, formats are only known by the folders they live in: another
+  // project's `.context`, `.cursor/rules` or `.github/copilot-instructions.md`, given
+  // itself, is read as if from that project's root.
+  const rootSegments = listing.root.split(path.sep).filter(Boolean);
+  for (let depth = 1; outside && scan.detected.length === 0 && depth <= Math.min(2, rootSegments.length); depth++) {
+    const candidate = detectUnder(`${rootSegments.slice(-depth).join('/')}/`);
+    if (candidate.detected.length > 0) scan = candidate;
+  }
+  const { prefix, toLocal } = scan;
+  let { detected } = scan;
   if (from === 'adr' && detected.length === 0) {
     // A folder given as the ADR folder, whatever its name.
     const files = [...toLocal.keys()].filter((p) => formatOf(p) === null && isAdrFileName(p) && !toLocal.get(p)!.includes('/'));

@@ -122,6 +122,44 @@ describe('import-folder on odd folders', () => {
     assert.match(unknown.stderr, /Unknown format "word"/);
   });
 
+  it("another project's .context, .cursor/rules or copilot-instructions.md, given itself, imports as from that project's root", () => {
+    const base = tempDir('ledger-interop-');
+    const other = path.join(base, 'other-project');
+    fs.mkdirSync(path.join(other, '.context'), { recursive: true });
+    fs.mkdirSync(path.join(other, '.cursor', 'rules'), { recursive: true });
+    fs.mkdirSync(path.join(other, '.github'), { recursive: true });
+    fs.writeFileSync(path.join(other, '.context', 'LEARNINGS.md'), '# Learnings\n\n## [2026-01-02-120000] Retries need jitter\n\n**Context**: Herds.\n\n**Lesson**: Add jitter.\n\n**Application**: Always.\n');
+    fs.writeFileSync(path.join(other, '.cursor', 'rules', 'style.mdc'), '---\ndescription: Style\nalwaysApply: true\n---\n# Style\n\nTabs — 日本語 ok.\n');
+    fs.writeFileSync(path.join(other, '.github', 'copilot-instructions.md'), '# Instructions\n\n## Tests\n\nOne behaviour per test.\n');
+    const ws = path.join(base, 'ws');
+    fs.mkdirSync(ws);
+
+    const given = (format: string, target: string) => {
+      const result = cli(['import', '--db', 'ledger.db', '--format', 'json', '--from', format, target], { cwd: ws });
+      assert.equal(result.code, 0, `${format} ${target}: ${result.stderr}`);
+      return counts(jsonOf<Report>(result))[format];
+    };
+    assert.deepEqual(given('ctx', path.join(other, '.context')), [1, 0, 0]);
+    assert.deepEqual(given('cursor', path.join(other, '.cursor', 'rules')), [1, 0, 0]);
+    assert.deepEqual(given('copilot', path.join(other, '.github', 'copilot-instructions.md')), [1, 0, 0]);
+    // The same ids as importing the whole project: nothing new, nothing changed.
+    const whole = importJson(ws, other);
+    assert.deepEqual(counts(whole), { ctx: [0, 0, 1], copilot: [0, 0, 1], cursor: [0, 0, 1] });
+
+    // Without --from, import reads JSONL: given a folder, it says what to run instead.
+    const folder = cli(['import', '--db', 'ledger.db', path.join(other, '.context')], { cwd: ws });
+    assert.equal(folder.code, 1);
+    assert.match(folder.stderr, /is a folder; without --from, import reads one JSONL file\.\n.*import-folder/);
+
+    // A folder that holds none of them still says so.
+    const plain = path.join(base, 'plain');
+    fs.mkdirSync(plain);
+    fs.writeFileSync(path.join(plain, 'notes.md'), '# Notes\n');
+    const none = cli(['import', '--db', 'ledger.db', '--from', 'ctx', plain], { cwd: ws });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /Found no ctx files in/);
+  });
+
   it('does not follow links out of the folder, skips binary files, keeps non-ASCII titles', () => {
     const base = tempDir('ledger-interop-');
     const outside = path.join(base, 'outside');
