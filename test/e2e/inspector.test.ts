@@ -192,6 +192,13 @@ test('filtering, the agent files and the history tab', async () => {
   await frame.locator('vscode-tab-header[data-tab="history"]').click();
   await frame.locator('svg.timeline').waitFor({ state: 'visible' });
   assert.equal(await frame.locator('svg.timeline rect.tl-bar').count(), 2, 'two logged builds');
+  assert.match(await frame.locator('.tl-caption').innerText(), /last 2 logged builds, from #\d+ \(.+\) on the left to #\d+ \(.+\) on the right/);
+  // The newest build is the one compared at first; a click on the oldest bar compares that one.
+  const oldest = await frame.locator('svg.timeline rect.tl-bar').first().getAttribute('data-id');
+  assert.notEqual(await frame.locator('svg.timeline rect.tl-selected').getAttribute('data-id'), oldest);
+  await frame.locator('svg.timeline g.tl-build').first().click();
+  await waitFor(() => frame.locator('svg.timeline rect.tl-selected').getAttribute('data-id'), (id) => id === oldest, 'the clicked build highlighted');
+  assert.equal(await frame.locator('#diff-from').evaluate((el) => (el as unknown as { value: string }).value), oldest);
   await screenshot(page, '03-history');
   await frame.locator('vscode-tab-header[data-tab="items"]').click();
 });

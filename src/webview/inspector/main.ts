@@ -314,11 +314,25 @@ function historyTab(m: InspectorModel): TemplateResult {
   const diff = from ? diffSnapshots(from, to, m.titles) : undefined;
   const option = (value: string, label: string): TemplateResult => html`<vscode-option value=${value}>${label}</vscode-option>`;
   const options = [option('current', 'Now (live)'), ...m.history.map((h) => option(String(h.id), `#${h.id} ${time(h.at)} · ${h.trigger} · ${fmt(h.tokensUsed)}/${fmt(h.budget)}`))];
+  const pick = (id: number): void => {
+    ui.diffFrom = String(id);
+    update();
+  };
+  const first = builds[0]!;
+  const last = builds[builds.length - 1]!;
   return html`
+    <p class="muted tl-caption">Tokens used by the last ${fmt(builds.length)} logged builds, from #${first.id} (${time(first.at)}) on the left${builds.length > 1 ? ` to #${last.id} (${time(last.at)}) on the right` : ''}; the line over each bar is its budget. Click a bar to compare that build.</p>
     <svg class="timeline" viewBox="0 0 1000 80" preserveAspectRatio="none" role="img" aria-label="Tokens used per logged build">
       ${builds.map((h, i) => {
         const height = (h.tokensUsed / max) * 76;
-        return svg`<rect class="tl-bar" data-id=${h.id} x=${i * w + w * 0.1} y=${80 - height} width=${w * 0.8} height=${height}><title>#${h.id} ${time(h.at)} (${h.trigger}): ${fmt(h.tokensUsed)} of ${fmt(h.budget)} tokens</title></rect>`;
+        const budgetY = 80 - (h.budget / max) * 76;
+        const selected = String(h.id) === ui.diffFrom;
+        return svg`<g class="tl-build" @click=${() => pick(h.id)}>
+          <rect class="tl-hit" x=${i * w} y="0" width=${w} height="80"></rect>
+          <rect class=${selected ? 'tl-bar tl-selected' : 'tl-bar'} data-id=${h.id} x=${i * w + w * 0.1} y=${80 - height} width=${w * 0.8} height=${height}></rect>
+          <rect class="tl-budget" x=${i * w + w * 0.05} y=${Math.max(0, budgetY - 1)} width=${w * 0.9} height="2"></rect>
+          <title>#${h.id} ${time(h.at)} (${h.trigger}): ${fmt(h.tokensUsed)} of ${fmt(h.budget)} tokens, ${fmt(h.snapshot.included.length)} artifacts. Click to compare.</title>
+        </g>`;
       })}
     </svg>
     <div class="toolbar">
