@@ -9,8 +9,12 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const require = createRequire(import.meta.url);
 
+const { version } = require('./package.json');
+
 const common = {
   bundle: true,
+  // `context-ledger --version` and the MCP server's handshake report the package's version.
+  define: { CONTEXT_LEDGER_VERSION: JSON.stringify(version) },
   platform: 'node',
   format: 'cjs',
   target: 'node20',

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { CLI, cli, cliAsync, jsonOf, tempDir } from './helpers';
+import { CLI, ROOT, cli, cliAsync, jsonOf, tempDir } from './helpers';
 
 interface Row {
   id: string;
@@ -25,6 +25,13 @@ function fresh(): { dir: string; db: string } {
 }
 
 describe('context-ledger CLI', () => {
+  test('--version prints the package version', () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const result = cli(['--version']);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout.trim(), version);
+  });
+
   test('--help works for the program and every command', () => {
     const overview = cli(['--help']);
     assert.equal(overview.code, 0);

@@ -21,6 +21,7 @@ interface InboxRow {
   proposedVia: string | null;
 }
 
+const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const TOOL_NAMES = ['build_context', 'get_artifact', 'search_artifacts', 'create_artifact', 'propose_version', 'propose_supersession'];
 
 describe('context-ledger mcp', () => {
@@ -56,6 +57,8 @@ describe('context-ledger mcp', () => {
 
   test('initializes and lists every agent tool with its input schema', async () => {
     assert.equal(client.getServerVersion()?.name, 'context-ledger');
+    // The package's version, not a placeholder: clients log it and users quote it in bug reports.
+    assert.equal(client.getServerVersion()?.version, PACKAGE_VERSION);
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES);
     for (const tool of tools) {
