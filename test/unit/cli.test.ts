@@ -161,6 +161,10 @@ describe('context-ledger CLI', () => {
     assert.deepEqual(result, { tokenizer: 'o200k_base', tokens: 2, characters: 11, estimate: 3 });
     assert.equal(jsonOf<{ tokens: number }>(cli(['count', '-', '--tokenizer', 'cl100k_base', '--format', 'json'], { input: 'hello <|endoftext|>' })).tokens > 2, true);
     assert.equal(cli(['count', '--text', 'x', '--tokenizer', 'gpt5']).code, 1);
+    // Words where a file was expected: the error shows the --text form to use instead.
+    const slip = cli(['count', '日本語 🚀 hello']);
+    assert.equal(slip.code, 1);
+    assert.match(slip.stderr, /File not found: .*日本語 🚀 hello\n.*count --text "日本語 🚀 hello"/);
   });
 
   test('bad input gets a clear error, exit 1, no stack trace, and loses nothing', () => {
