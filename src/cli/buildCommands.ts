@@ -2,7 +2,7 @@ import { assembleContext, renderExplain, toContractJson, type AssembleRequest } 
 import { markStale } from '../core/git';
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { type OptionSpecs, listOption, listOfValues, stringOption } from './args';
-import { type Command, type CommandContext, isJson, printJson, withRead, withWrite } from './commands';
+import { type Command, type CommandContext, IMPORT_FORMAT_NAMES, isJson, printJson, withRead, withWrite } from './commands';
 import * as path from 'node:path';
 import { defaultDatabasePath } from '../node/files';
 
@@ -128,7 +128,7 @@ const buildCommand: Command = {
     context.err(`${result.tokensUsed}/${result.budget} tokens (${result.tokenizer}); ${result.items.length} items, ${result.excluded.length} left out.`);
     // An empty output with no hint reads as a bug; an empty ledger is the usual first run.
     if (result.candidates === 0) {
-      context.err('The ledger holds no knowledge yet: add some with `context-ledger add`, or bring in what the team keeps with `context-ledger import --from <ctx|adr|cursor|claude|copilot|agents-md|cline> <folder>`.');
+      context.err(`The ledger holds no knowledge yet: add some with \`context-ledger add\`, or bring in what the team keeps with \`context-ledger import --from <${IMPORT_FORMAT_NAMES}> <folder>\`.`);
     }
   },
 };

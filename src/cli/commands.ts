@@ -387,7 +387,7 @@ const revertCommand: Command = {
 
 const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 /** The folder formats (src/core/formats/common.ts IMPORT_FORMATS), named here so `import` does not load the parsers. */
-const IMPORT_FORMAT_NAMES = 'ctx|adr|copilot|cursor|claude|agents-md|cline';
+export const IMPORT_FORMAT_NAMES = 'ctx|adr|copilot|cursor|claude|agents-md|cline';
 
 const importCommand: Command = {
   name: 'import',
