@@ -8,6 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  REPO_ROOT,
+  TIMEOUTS,
   activeEditorTitle,
   openFile,
   openView,
@@ -106,4 +108,31 @@ test('the status bar shows the budget meter', async () => {
   const usedTokens = tokensOf(meter);
   assert.ok(usedTokens > 0 && usedTokens <= BUDGET, `meter ${meter}; status bar: ${(await statusBarTexts(page)).join(' | ')}`);
   await screenshot(page, '03-status-bar');
+});
+
+test('the "Get started" walkthrough shows its steps, and a step\'s button runs its command and checks the step', async () => {
+  const page = wb!.page;
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    contributes: { walkthroughs: { title: string; steps: { id: string; title: string }[] }[] };
+  };
+  const walkthrough = manifest.contributes.walkthroughs[0]!;
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await runCommand(page, 'Welcome: Open Walkthrough...');
+  await page.locator('.quick-input-widget .quick-input-box input').fill('Context Ledger');
+  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: walkthrough.title });
+  await row.waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+  await row.click();
+
+  const steps = page.locator('.getting-started-step .step-title');
+  await waitFor(() => steps.allInnerTexts(), (t) => t.length === walkthrough.steps.length, 'the walkthrough steps');
+  assert.deepEqual((await steps.allInnerTexts()).map((t) => t.trim()), walkthrough.steps.map((s) => s.title));
+
+  const build = page.locator('.getting-started-step', { hasText: 'Build the agent context' });
+  await build.locator('.step-title').click();
+  const checkbox = build.locator('[role="checkbox"]');
+  assert.equal(await checkbox.getAttribute('aria-checked'), 'false');
+  await build.locator('.button-container .monaco-button', { hasText: 'Build Agent Context' }).click();
+  await waitForNotification(page, /copied the context/);
+  await waitFor(() => checkbox.getAttribute('aria-checked'), (v) => v === 'true', 'the step checked once its command ran');
+  await screenshot(page, '04-walkthrough');
 });
