@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { CLI, ROOT, cli, cliAsync, jsonOf, tempDir } from './helpers';
+import { CLI, cli, cliAsync, jsonOf, packageManifest, tempDir } from './helpers';
 
 interface Row {
   id: string;
@@ -26,7 +26,7 @@ function fresh(): { dir: string; db: string } {
 
 describe('context-ledger CLI', () => {
   test('--version prints the package version', () => {
-    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version } = packageManifest<{ version: string }>();
     const result = cli(['--version']);
     assert.equal(result.code, 0);
     assert.equal(result.stdout.trim(), version);

@@ -8,6 +8,11 @@ import { loadSqlJs } from '../../src/node/ledgerFile';
 export const ROOT = path.resolve(__dirname, '../../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
 
+/** The project's package.json, typed as the test needs it. */
+export function packageManifest<T>(): T {
+  return JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as T;
+}
+
 export function tempDir(prefix = 'ledger-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { AGENT_TOOLS, type AgentToolEnv, findAgentTool, type LedgerAccess } from '../../../src/core/agentTools';
 import { conversationCandidates } from '../../../src/core/sources';
@@ -14,7 +12,7 @@ import {
   lmText,
   runForModel,
 } from '../../../src/extension/agent/lmToolModel';
-import { memoryStore, ROOT } from '../helpers';
+import { memoryStore, packageManifest } from '../helpers';
 
 interface Manifest {
   contributes: {
@@ -27,7 +25,7 @@ interface Manifest {
   };
 }
 
-const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Manifest;
+const manifest = packageManifest<Manifest>();
 
 function access(store: LedgerStore): LedgerAccess {
   return { read: async (fn) => fn(store), write: (fn) => Promise.resolve(store.transaction(() => fn(store))) };

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { TokenCounter } from '../../../src/core/tokens';
-import { CLI, cli, jsonOf, ROOT, tempDir } from '../helpers';
+import { CLI, cli, jsonOf, packageManifest, ROOT, tempDir } from '../helpers';
 
 interface ToolText {
   text: string;
@@ -21,7 +21,7 @@ interface InboxRow {
   proposedVia: string | null;
 }
 
-const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = packageManifest<{ version: string }>().version;
 const TOOL_NAMES = ['build_context', 'get_artifact', 'search_artifacts', 'create_artifact', 'propose_version', 'propose_supersession'];
 
 describe('context-ledger mcp', () => {

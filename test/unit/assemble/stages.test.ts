@@ -5,10 +5,9 @@ import { assembleContext } from '../../../src/core/assemble';
 import { DEFAULT_STAGE_PROMPTS, workflowNarrative } from '../../../src/core/assemble/workflow';
 import { readConfig, toAssembleOptions } from '../../../src/extension/configModel';
 import { SETTINGS } from '../../../src/extension/ids';
-import * as path from 'node:path';
 import { moveTaskToStage } from '../../../src/core/stages';
 import type { LedgerStore } from '../../../src/core/store';
-import { ROOT, cli, fixedClock, memoryStore, tempDir } from '../helpers';
+import { cli, packageManifest, fixedClock, memoryStore, tempDir } from '../helpers';
 
 /** The "Workflow so far" section of a built context. */
 function workflowSection(text: string): string {
@@ -167,9 +166,9 @@ describe('stage knowledge prompts', () => {
   });
 
   test('contextLedger.stages: its default is the core default, edits reach the assembler, broken entries are skipped', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    const manifest = packageManifest<{
       contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
-    };
+    }>();
     const declared = manifest.contributes.configuration.properties[`contextLedger.${SETTINGS.stages}`]?.default as Array<{ name: string; prompt: string }>;
     assert.deepEqual(Object.fromEntries(declared.map((s) => [s.name, s.prompt])), DEFAULT_STAGE_PROMPTS);
     const optionsFor = (value: unknown) => toAssembleOptions(readConfig((name) => (name === SETTINGS.stages ? value : undefined)));
