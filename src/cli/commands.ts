@@ -485,12 +485,9 @@ const countCommand: Command = {
     const file = context.positionals[0];
     if (inline === undefined && file === undefined) throw new UserError('Nothing to count.', 'Pass --text "<text>", a file, or - for standard input.');
     if (inline !== undefined && file !== undefined) throw new UserError('Pass --text or a file, not both.');
-    const resolved = file === undefined || file === '-' ? undefined : path.resolve(context.cwd, file);
-    if (resolved !== undefined && !fs.existsSync(resolved)) {
-      // `count "some words"` is the usual slip: the positional is a file.
-      throw new UserError(`File not found: ${resolved}`, `To count a text rather than a file: context-ledger count --text ${JSON.stringify(file)}`);
-    }
-    const text = inline ?? (resolved === undefined ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(resolved));
+    // `count "some words"` is the usual slip: the positional is a file.
+    const missingHint = `To count a text rather than a file: context-ledger count --text ${JSON.stringify(file)}`;
+    const text = inline ?? (file === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(path.resolve(context.cwd, file!), undefined, missingHint));
     const counter = await TokenCounter.load(tokenizer);
     const tokens = counter.count(text);
     const result = { tokenizer, tokens, characters: text.length, estimate: estimateTokens(text) };

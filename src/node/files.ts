@@ -30,12 +30,13 @@ export function decodeText(bytes: Uint8Array, where: string): string {
   }
 }
 
-export function readTextFile(file: string, maxBytes = Number.POSITIVE_INFINITY): string {
+/** `missingHint`: what to do instead when there is no such file (the caller knows the likely slip). */
+export function readTextFile(file: string, maxBytes = Number.POSITIVE_INFINITY, missingHint?: string): string {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
   } catch {
-    throw new UserError(`File not found: ${file}`);
+    throw new UserError(`File not found: ${file}`, missingHint);
   }
   if (stat.isDirectory()) throw new UserError(`${file} is a folder, not a file.`);
   if (stat.size > maxBytes) {
