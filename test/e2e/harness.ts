@@ -867,7 +867,7 @@ export function packageExtension(): string {
     fs.rmSync(stamp, { force: true });
     runNode(['esbuild.config.mjs', '--production']);
     fs.mkdirSync(path.dirname(VSIX_PATH), { recursive: true });
-    runNode([path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--out', VSIX_PATH]);
+    runNode([path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '--out', VSIX_PATH]);
     fs.writeFileSync(stamp, inputs);
     console.log(`packaged ${path.relative(REPO_ROOT, VSIX_PATH)} in ${Date.now() - t0} ms`);
   }
