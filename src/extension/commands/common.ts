@@ -1,12 +1,37 @@
 import * as vscode from 'vscode';
 import { type Artifact, type ArtifactStatus, UserError } from '../../core/model';
 import { TYPE_ICONS, TYPE_LABELS } from '../artifactTreeModel';
-import type { CommandId } from '../ids';
+import { guarded } from '../errors';
 import type { Services } from '../services';
 import type { ArtifactTreeNode } from '../views/artifactTree';
 
-/** Registers a command through `guarded` (errors are logged and shown, never thrown at the workbench). */
-export type Register = (id: CommandId, what: string, fn: (...args: never[]) => unknown) => void;
+/** A command's handler and what it does (named in its error message: "<what> failed"). */
+export interface Command {
+  what: string;
+  run: (...args: never[]) => unknown;
+}
+
+/** A command file's commands by id; its ids are listed in tableIds.ts. */
+export type CommandTable<Id extends string> = Readonly<Record<Id, Command>>;
+
+/**
+ * The one place the command files' commands are registered, each through `guarded`
+ * (errors are logged and shown, never thrown at the workbench).
+ */
+export function registerCommandTables(context: vscode.ExtensionContext, s: Services, tables: readonly CommandTable<string>[]): void {
+  for (const table of tables) {
+    for (const [id, command] of Object.entries(table)) {
+      context.subscriptions.push(vscode.commands.registerCommand(id, guarded(s.logger, command.what, command.run as (...args: unknown[]) => unknown)));
+    }
+  }
+}
+
+/** The folder of the active editor or the only one; none cancels the command. */
+export function requireFolder(s: Services): vscode.WorkspaceFolder {
+  const folder = s.contexts.currentFolder();
+  if (!folder) throw new vscode.CancellationError();
+  return folder;
+}
 
 /**
  * The folder a command acts on: the one of the active editor, the only one, or (in a

@@ -8,7 +8,8 @@ import { COMMANDS } from '../ids';
 import type { Services } from '../services';
 import type { TaskNode } from '../views/taskView';
 import type { TrackedFileNode } from '../views/trackedFilesView';
-import { chooseFolder, type Register } from './common';
+import { chooseFolder, type CommandTable } from './common';
+import type { TASK_COMMAND_IDS } from './tableIds';
 import { checkTaskPaths, describeTask, splitList } from './taskInput';
 
 function isTaskNode(arg: unknown): arg is TaskNode {
@@ -16,7 +17,7 @@ function isTaskNode(arg: unknown): arg is TaskNode {
 }
 
 /** The task view's tasks: create, switch, clear, change stage; and module memories for files. */
-export function registerTaskCommands(register: Register, s: Services): void {
+export function taskCommands(s: Services): CommandTable<(typeof TASK_COMMAND_IDS)[number]> {
   const createTask = async (folder: vscode.WorkspaceFolder): Promise<Task | undefined> => {
     const title = await vscode.window.showInputBox({
       title: 'Context Ledger: new task (1/4)',
@@ -54,77 +55,6 @@ export function registerTaskCommands(register: Register, s: Services): void {
     return task;
   };
 
-  register(COMMANDS.createTask, 'Creating a task', async (arg?: unknown) => {
-    await createTask(isTaskNode(arg) ? arg.folder : await chooseFolder(s));
-  });
-
-  register(COMMANDS.setActiveTask, 'Setting the active task', async (arg?: unknown) => {
-    const folder = isTaskNode(arg) ? arg.folder : await chooseFolder(s);
-    const tasks = await s.registry.get(folder).read((store) => store.listTasks());
-    type Item = vscode.QuickPickItem & { task?: Task; create?: true };
-    const open = tasks.filter((t) => t.status === 'open');
-    const closed = tasks.filter((t) => t.status !== 'open');
-    const item = (t: Task): Item => ({
-      label: `${t.active ? '$(check) ' : ''}${t.title}`,
-      description: [t.stage, t.status !== 'open' ? t.status : '', t.labels.map((l) => `#${l}`).join(' ')].filter(Boolean).join(' · '),
-      detail: t.description.split('\n')[0] || undefined,
-      task: t,
-    });
-    const items: Item[] = [
-      { label: '$(add) New task…', description: 'Title, description, paths, labels', create: true, alwaysShow: true },
-      ...(open.length > 0 ? [{ label: 'Open tasks', kind: vscode.QuickPickItemKind.Separator }, ...open.map(item)] : []),
-      ...(closed.length > 0 ? [{ label: 'Done or dropped', kind: vscode.QuickPickItemKind.Separator }, ...closed.map(item)] : []),
-    ];
-    const picked = await vscode.window.showQuickPick(items, { title: 'Context Ledger: set the active task', placeHolder: 'The task the context is built for', matchOnDescription: true, matchOnDetail: true });
-    if (!picked) return;
-    if (picked.create) {
-      await createTask(folder);
-      return;
-    }
-    const task = await s.registry.get(folder).write((store) => store.setActiveTask(picked.task!.id)!, 'tasks');
-    s.taskTree.refresh();
-    vscode.window.setStatusBarMessage(`Context Ledger: "${task.title}" is the active task`, 4000);
-  });
-
-  register(COMMANDS.clearActiveTask, 'Clearing the active task', async (arg?: unknown) => {
-    const folder = isTaskNode(arg) ? arg.folder : await chooseFolder(s);
-    const before = await s.registry.get(folder).read((store) => store.getActiveTask());
-    if (!before) {
-      vscode.window.setStatusBarMessage(`Context Ledger: ${folder.name} has no active task`, 4000);
-      return;
-    }
-    await s.registry.get(folder).write((store) => store.setActiveTask(undefined), 'tasks');
-    s.taskTree.refresh();
-    vscode.window.setStatusBarMessage(`Context Ledger: "${before.title}" is no longer the active task`, 4000);
-  });
-
-  register(COMMANDS.setTaskStage, 'Changing the stage', async (arg?: unknown) => {
-    const folder = isTaskNode(arg) ? arg.folder : await chooseFolder(s);
-    const task = isTaskNode(arg) ? arg.task : await s.registry.get(folder).read((store) => store.getActiveTask());
-    if (!task) throw new UserError(`${folder.name} has no active task.`, 'Set one first: "Context Ledger: Set active task".');
-    // The stages setting lists the team's stages in order; the built-in ones stay pickable.
-    const stages = [...new Set<string>([...s.config.get(folder.uri).stages.map((st) => st.name), ...DEFAULT_STAGES, task.stage])];
-    type Item = vscode.QuickPickItem & { stage?: string };
-    const items: Item[] = [
-      ...stages.map((stage) => ({ label: stage, description: stage === task.stage ? 'current' : undefined, stage })),
-      { label: '$(edit) Other stage…', alwaysShow: true },
-    ];
-    const picked = await vscode.window.showQuickPick(items, { title: `Context Ledger: stage of "${task.title}"`, placeHolder: `Now: ${task.stage}` });
-    if (!picked) return;
-    const stage =
-      picked.stage ??
-      (await vscode.window.showInputBox({
-        title: 'Context Ledger: other stage',
-        prompt: 'A stage name (letters, digits, - and _)',
-        validateInput: (v) => (/^[\p{L}\p{N}_-]{1,40}$/u.test(v.trim()) ? undefined : 'Use 1–40 letters, digits, - or _.'),
-      }))?.trim();
-    if (!stage || stage === task.stage) return;
-    // Leaving a stage records its summary, which the next stage's context carries as workflow memory.
-    const { task: after, summary } = await s.registry.get(folder).write((store) => moveTaskToStage(store, task.id, stage), 'tasks');
-    s.taskTree.refresh();
-    vscode.window.setStatusBarMessage(`Context Ledger: "${after.title}" moved to ${after.stage}${summary ? ` (summary of ${task.stage} recorded)` : ''}`, 4000);
-  });
-
   /** A module memory draft for the folder of `uri`, its path scope pre-filled. */
   const addModuleMemory = async (uri: vscode.Uri | undefined): Promise<void> => {
     if (!uri) throw new UserError('Open a file of the workspace first: the module memory is for its folder.');
@@ -149,16 +79,84 @@ export function registerTaskCommands(register: Register, s: Services): void {
     vscode.window.setStatusBarMessage(`Context Ledger: write what an agent must know about ${module || folder.name}, then save (Ctrl+S)`, 8000);
   };
 
-  register(COMMANDS.addModuleMemory, 'Adding a module memory', async () => {
-    const doc = vscode.window.activeTextEditor?.document;
-    await addModuleMemory(doc && doc.uri.scheme === 'file' ? doc.uri : undefined);
-  });
-
-  register(COMMANDS.addModuleMemoryForPath, 'Adding a module memory', async (arg?: unknown) => {
-    if (arg instanceof vscode.Uri) return addModuleMemory(arg);
-    const node = arg as TrackedFileNode | undefined;
-    if (node && 'file' in node) return addModuleMemory(vscode.Uri.joinPath(node.folder.uri, ...node.file.activity.path.split('/')));
-    const doc = vscode.window.activeTextEditor?.document;
-    return addModuleMemory(doc && doc.uri.scheme === 'file' ? doc.uri : undefined);
-  });
+  return {
+    [COMMANDS.createTask]: { what: 'Creating a task', run: async (arg?: unknown) => {
+      await createTask(isTaskNode(arg) ? arg.folder : await chooseFolder(s));
+    } },
+    [COMMANDS.setActiveTask]: { what: 'Setting the active task', run: async (arg?: unknown) => {
+      const folder = isTaskNode(arg) ? arg.folder : await chooseFolder(s);
+      const tasks = await s.registry.get(folder).read((store) => store.listTasks());
+      type Item = vscode.QuickPickItem & { task?: Task; create?: true };
+      const open = tasks.filter((t) => t.status === 'open');
+      const closed = tasks.filter((t) => t.status !== 'open');
+      const item = (t: Task): Item => ({
+        label: `${t.active ? '$(check) ' : ''}${t.title}`,
+        description: [t.stage, t.status !== 'open' ? t.status : '', t.labels.map((l) => `#${l}`).join(' ')].filter(Boolean).join(' · '),
+        detail: t.description.split('\n')[0] || undefined,
+        task: t,
+      });
+      const items: Item[] = [
+        { label: '$(add) New task…', description: 'Title, description, paths, labels', create: true, alwaysShow: true },
+        ...(open.length > 0 ? [{ label: 'Open tasks', kind: vscode.QuickPickItemKind.Separator }, ...open.map(item)] : []),
+        ...(closed.length > 0 ? [{ label: 'Done or dropped', kind: vscode.QuickPickItemKind.Separator }, ...closed.map(item)] : []),
+      ];
+      const picked = await vscode.window.showQuickPick(items, { title: 'Context Ledger: set the active task', placeHolder: 'The task the context is built for', matchOnDescription: true, matchOnDetail: true });
+      if (!picked) return;
+      if (picked.create) {
+        await createTask(folder);
+        return;
+      }
+      const task = await s.registry.get(folder).write((store) => store.setActiveTask(picked.task!.id)!, 'tasks');
+      s.taskTree.refresh();
+      vscode.window.setStatusBarMessage(`Context Ledger: "${task.title}" is the active task`, 4000);
+    } },
+    [COMMANDS.clearActiveTask]: { what: 'Clearing the active task', run: async (arg?: unknown) => {
+      const folder = isTaskNode(arg) ? arg.folder : await chooseFolder(s);
+      const before = await s.registry.get(folder).read((store) => store.getActiveTask());
+      if (!before) {
+        vscode.window.setStatusBarMessage(`Context Ledger: ${folder.name} has no active task`, 4000);
+        return;
+      }
+      await s.registry.get(folder).write((store) => store.setActiveTask(undefined), 'tasks');
+      s.taskTree.refresh();
+      vscode.window.setStatusBarMessage(`Context Ledger: "${before.title}" is no longer the active task`, 4000);
+    } },
+    [COMMANDS.setTaskStage]: { what: 'Changing the stage', run: async (arg?: unknown) => {
+      const folder = isTaskNode(arg) ? arg.folder : await chooseFolder(s);
+      const task = isTaskNode(arg) ? arg.task : await s.registry.get(folder).read((store) => store.getActiveTask());
+      if (!task) throw new UserError(`${folder.name} has no active task.`, 'Set one first: "Context Ledger: Set active task".');
+      // The stages setting lists the team's stages in order; the built-in ones stay pickable.
+      const stages = [...new Set<string>([...s.config.get(folder.uri).stages.map((st) => st.name), ...DEFAULT_STAGES, task.stage])];
+      type Item = vscode.QuickPickItem & { stage?: string };
+      const items: Item[] = [
+        ...stages.map((stage) => ({ label: stage, description: stage === task.stage ? 'current' : undefined, stage })),
+        { label: '$(edit) Other stage…', alwaysShow: true },
+      ];
+      const picked = await vscode.window.showQuickPick(items, { title: `Context Ledger: stage of "${task.title}"`, placeHolder: `Now: ${task.stage}` });
+      if (!picked) return;
+      const stage =
+        picked.stage ??
+        (await vscode.window.showInputBox({
+          title: 'Context Ledger: other stage',
+          prompt: 'A stage name (letters, digits, - and _)',
+          validateInput: (v) => (/^[\p{L}\p{N}_-]{1,40}$/u.test(v.trim()) ? undefined : 'Use 1–40 letters, digits, - or _.'),
+        }))?.trim();
+      if (!stage || stage === task.stage) return;
+      // Leaving a stage records its summary, which the next stage's context carries as workflow memory.
+      const { task: after, summary } = await s.registry.get(folder).write((store) => moveTaskToStage(store, task.id, stage), 'tasks');
+      s.taskTree.refresh();
+      vscode.window.setStatusBarMessage(`Context Ledger: "${after.title}" moved to ${after.stage}${summary ? ` (summary of ${task.stage} recorded)` : ''}`, 4000);
+    } },
+    [COMMANDS.addModuleMemory]: { what: 'Adding a module memory', run: async () => {
+      const doc = vscode.window.activeTextEditor?.document;
+      await addModuleMemory(doc && doc.uri.scheme === 'file' ? doc.uri : undefined);
+    } },
+    [COMMANDS.addModuleMemoryForPath]: { what: 'Adding a module memory', run: async (arg?: unknown) => {
+      if (arg instanceof vscode.Uri) return addModuleMemory(arg);
+      const node = arg as TrackedFileNode | undefined;
+      if (node && 'file' in node) return addModuleMemory(vscode.Uri.joinPath(node.folder.uri, ...node.file.activity.path.split('/')));
+      const doc = vscode.window.activeTextEditor?.document;
+      return addModuleMemory(doc && doc.uri.scheme === 'file' ? doc.uri : undefined);
+    } },
+  };
 }

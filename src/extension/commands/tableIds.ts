@@ -1,0 +1,66 @@
+/**
+ * Which command file registers which command, declared vscode-free so a unit test can
+ * compare the tables with package.json. Each file's table is typed by its list here, so
+ * the compiler keeps a table's keys and its list the same.
+ */
+import { AGENT_COMMANDS } from '../agent/ids';
+import { COMMANDS } from '../ids';
+import { INTEROP_COMMANDS } from '../interop/ids';
+
+/** contextCommands.ts: build, preview and explain the context; refresh the views; show the log. */
+export const CONTEXT_COMMAND_IDS = [COMMANDS.buildContext, COMMANDS.previewContext, COMMANDS.showDetails, COMMANDS.refresh, COMMANDS.showLog] as const;
+
+/** artifactCommands.ts: add, open, version, pin, archive, delete, rate and filter artifacts. */
+export const ARTIFACT_COMMAND_IDS = [
+  COMMANDS.addArtifact,
+  COMMANDS.openArtifact,
+  COMMANDS.copyUrn,
+  COMMANDS.pin,
+  COMMANDS.unpin,
+  COMMANDS.archive,
+  COMMANDS.deleteArtifact,
+  COMMANDS.markUseful,
+  COMMANDS.markNotUseful,
+  COMMANDS.newVersion,
+  COMMANDS.supersede,
+  COMMANDS.restore,
+  COMMANDS.filterArtifacts,
+  COMMANDS.searchArtifacts,
+  COMMANDS.clearArtifactFilter,
+] as const;
+
+/** taskCommands.ts: the task view's tasks and module memories. */
+export const TASK_COMMAND_IDS = [
+  COMMANDS.createTask,
+  COMMANDS.setActiveTask,
+  COMMANDS.clearActiveTask,
+  COMMANDS.setTaskStage,
+  COMMANDS.addModuleMemory,
+  COMMANDS.addModuleMemoryForPath,
+] as const;
+
+/** ledgerCommands.ts: JSONL import and export, and the database folder. */
+export const LEDGER_COMMAND_IDS = [COMMANDS.importJsonl, COMMANDS.exportJsonl, COMMANDS.openDatabaseFolder] as const;
+
+/** Every command the command files register, by file (registerCommandTables registers them all). */
+export const COMMAND_TABLE_IDS = {
+  context: CONTEXT_COMMAND_IDS,
+  artifact: ARTIFACT_COMMAND_IDS,
+  task: TASK_COMMAND_IDS,
+  ledger: LEDGER_COMMAND_IDS,
+} as const;
+
+/**
+ * Commands registered beside their feature, which holds the state they act on, by the
+ * file that registers them.
+ */
+export const FEATURE_COMMAND_IDS: Readonly<Record<string, readonly string[]>> = {
+  'inspector/index.ts': [COMMANDS.openInspector],
+  'interop/index.ts': Object.values(INTEROP_COMMANDS),
+  'agent/index.ts': [AGENT_COMMANDS.ingestInbox],
+  'agent/reviewView.ts': [AGENT_COMMANDS.approve, AGENT_COMMANDS.reject],
+  'agent/chatParticipant.ts': [AGENT_COMMANDS.rememberSave],
+};
+
+/** Registered but not contributed: run by the chat participant's buttons only. */
+export const INTERNAL_COMMAND_IDS: readonly string[] = [AGENT_COMMANDS.rememberSave];
