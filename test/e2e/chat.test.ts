@@ -119,6 +119,20 @@ test('the model gets the ledger tools; a read tool call runs without asking', { 
   await screenshot(page, 'tool-read');
 });
 
+// Declining comes first: "Allow in this Session" (the button a person clicks below) stops the asking.
+test('a declined write tool call writes nothing', { skip }, async () => {
+  const { page } = s().wb;
+  const title = 'Declined in the chat';
+  await askChat(page, `@e2eagent call contextLedger_createArtifact ${JSON.stringify({ type: 'note', title, body: 'Never saved.' })}`, /confirmation pending/i);
+  await waitForChatConfirmation(page, new RegExp(`Record a note in the Context Ledger\\?.*${title}`));
+  await clickChatButton(page, 'Skip');
+  await waitFor(async () => (await lastChatResponse(page))?.text ?? '', (text) => /did not run|Skipped|skipped/.test(text) || !/confirmation pending/i.test(text), 'the confirmation to close');
+  await openView(page, 'Needs Review');
+  const items = await waitForTreeItems(page, 'Needs Review', (all) => all.length > 0);
+  assert.ok(!items.some((i) => i.label === title), `"${title}" must not be saved: ${JSON.stringify(items.map((i) => i.label))}`);
+  await screenshot(page, 'tool-declined');
+});
+
 test('a write tool call shows its confirmation in the chat; allowed, it saves an unreviewed artifact', { skip }, async () => {
   const { page } = s().wb;
   const title = 'Refunds need the original charge id';
@@ -139,19 +153,6 @@ test('a write tool call shows its confirmation in the chat; allowed, it saves an
   await screenshot(page, 'tool-allowed');
 });
 
-test('a declined write tool call writes nothing', { skip }, async () => {
-  const { page } = s().wb;
-  const title = 'Declined in the chat';
-  await askChat(page, `@e2eagent call contextLedger_createArtifact ${JSON.stringify({ type: 'note', title, body: 'Never saved.' })}`, /confirmation pending/i);
-  await waitForChatConfirmation(page, new RegExp(`Record a note in the Context Ledger\\?.*${title}`));
-  await clickChatButton(page, 'Skip');
-  await waitFor(async () => (await lastChatResponse(page))?.text ?? '', (text) => /did not run|Skipped|skipped/.test(text) || !/confirmation pending/i.test(text), 'the confirmation to close');
-  await openView(page, 'Needs Review');
-  const items = await waitForTreeItems(page, 'Needs Review', (all) => all.length > 0);
-  assert.ok(!items.some((i) => i.label === title), `"${title}" must not be saved: ${JSON.stringify(items.map((i) => i.label))}`);
-  await screenshot(page, 'tool-declined');
-});
-
 test('the editor lists the ledger MCP server, running', { skip }, async () => {
   const { page } = s().wb;
   await runCommand(page, 'MCP: List Servers');
@@ -165,6 +166,24 @@ test('the editor lists the ledger MCP server, running', { skip }, async () => {
   assert.ok(rows.length >= 1);
   await screenshot(page, 'mcp-servers');
   await page.keyboard.press('Escape');
+});
+
+test("the MCP server's tools reach the model, and a call through the chat answers from the ledger", { skip }, async () => {
+  const { page } = s().wb;
+  const offered = await askChat(page, '@e2eagent list tools', /Tools offered:/);
+  // VS Code names an MCP tool mcp_<server>_<tool>; the server part is the label, shortened.
+  const name = /mcp_[\w-]*_search_artifacts/.exec(offered)?.[0];
+  assert.ok(name, `the MCP server's search_artifacts among the tools: ${offered}`);
+  const first = await askChat(page, `@e2eagent call ${name} {"query":"refund"}`, /answered:|confirmation pending/i);
+  if (/confirmation pending/i.test(first)) {
+    // The editor asks before running a tool of an MCP server; the person allows it.
+    await waitForChatConfirmation(page, /search_artifacts|Context Ledger/);
+    await screenshot(page, 'mcp-tool-confirmation');
+    await clickChatButton(page, 'Allow');
+  }
+  const answer = await waitFor(async () => (await lastChatResponse(page))?.text ?? '', (text) => /answered:/.test(text), `the answer of ${name}`);
+  assert.match(answer, new RegExp(`Tool ${name} answered: .*match`));
+  await screenshot(page, 'mcp-tool-call');
 });
 
 test('the contributed instructions are in the editor, and auto-inject writes no file into the repository', { skip }, async () => {
