@@ -842,7 +842,10 @@ export async function activeEditorText(page: Page): Promise<string> {
 
 /** The title of the active editor tab. */
 export async function activeEditorTitle(page: Page): Promise<string> {
-  const tab = page.locator('.editor-group-container.active .tab.active .label-name, .editor-group-container.active .title-label .label-name').first();
+  // The name container, not .label-name: VS Code 1.139 renders a file's extension beside the name.
+  const tab = page
+    .locator('.editor-group-container.active .tab.active .monaco-icon-name-container, .editor-group-container.active .title-label .monaco-icon-name-container')
+    .first();
   return normalize((await tab.textContent()) ?? '');
 }
 
