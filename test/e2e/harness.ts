@@ -842,11 +842,11 @@ export async function activeEditorText(page: Page): Promise<string> {
 
 /** The title of the active editor tab. */
 export async function activeEditorTitle(page: Page): Promise<string> {
-  // The name container, not .label-name: VS Code 1.139 renders a file's extension beside the name.
-  const tab = page
-    .locator('.editor-group-container.active .tab.active .monaco-icon-name-container, .editor-group-container.active .title-label .monaco-icon-name-container')
-    .first();
-  return normalize((await tab.textContent()) ?? '');
+  // The tab's resource name: VS Code 1.139 draws a file's extension outside the label's text.
+  const tab = page.locator('.editor-group-container.active .tab.active[data-resource-name]').first();
+  if ((await tab.count()) > 0) return (await tab.getAttribute('data-resource-name')) ?? '';
+  const label = page.locator('.editor-group-container.active .title-label .label-name').first();
+  return normalize((await label.textContent()) ?? '');
 }
 
 // ---------------------------------------------------------------------------
