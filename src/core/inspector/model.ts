@@ -56,6 +56,7 @@ export const SEGMENT_LABELS: Readonly<Record<SegmentKey, string>> = {
   instructions: 'Knowledge production',
   code: 'Code in play',
   diagnostics: 'Problems (diagnostics)',
+  logs: 'Logs (what just failed)',
   docs: 'Workspace docs',
   deployment: 'Deployment files',
   git: 'Git changes',
