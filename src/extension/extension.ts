@@ -27,6 +27,7 @@ import type { Services } from './services';
 import { type ArtifactTreeNode, ArtifactTreeProvider } from './views/artifactTree';
 import { TaskTreeProvider } from './views/taskView';
 import { TrackedFilesProvider } from './views/trackedFilesView';
+import { TerminalFailures } from './sources/terminalLogs';
 
 /**
  * Builds the services (cheap: the database and the tokenizer load lazily, on first use),
@@ -50,7 +51,8 @@ export function activate(context: vscode.ExtensionContext): Services {
     }),
   );
   const git = own(new GitTracker(registry, logger, context.workspaceState));
-  const contexts = new ContextService(registry, config, tracker, logger, git);
+  const terminals = own(new TerminalFailures());
+  const contexts = new ContextService(registry, config, tracker, logger, git, terminals);
   const live = own(new LiveContext(contexts, registry, config, logger));
   const documents = own(new LedgerDocumentProvider(registry, logger));
   const explain = own(new ExplainDocuments());
