@@ -164,7 +164,7 @@ function readSources(get: RawSettings): ExtensionConfig['sources'] {
   return {
     enabled: bool(get('sources.enabled'), false),
     kinds,
-    ...(Array.isArray(logFiles) && logFiles.every((g) => typeof g === 'string') ? { logFiles: (logFiles as string[]).filter((g) => g.trim() !== '') } : {}),
+    ...(Array.isArray(logFiles) && logFiles.every((g) => typeof g === 'string') ? { logFiles: (logFiles).filter((g) => g.trim() !== '') } : {}),
     settings,
     profile: typeof profile === 'string' && isTaskProfile(profile) ? profile : 'auto',
     ...(profileRules ? { profileRules } : {}),
