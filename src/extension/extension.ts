@@ -64,6 +64,8 @@ export function activate(context: vscode.ExtensionContext): Services {
   own(new BudgetStatusBar(live, config));
 
   own(git.onDidChange(() => live.schedule()));
+  // A command that just failed is new evidence for the meter and the auto-inject file.
+  own(terminals.onDidRecordFailure(() => live.schedule()));
 
   const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
 
