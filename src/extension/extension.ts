@@ -51,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): Services {
     }),
   );
   const git = own(new GitTracker(registry, logger, context.workspaceState));
-  const terminals = own(new TerminalFailures());
+  const terminals = own(new TerminalFailures(logger));
   const contexts = new ContextService(registry, config, tracker, logger, git, terminals);
   const live = own(new LiveContext(contexts, registry, config, logger));
   const documents = own(new LedgerDocumentProvider(registry, logger));

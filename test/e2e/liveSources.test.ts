@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openFile, readClipboard, runCli, runCommand, screenshot, startExtensionSession, waitFor } from './harness';
+import { extensionLogLines, openFile, readClipboard, runCli, runCommand, screenshot, startExtensionSession, waitFor } from './harness';
 import type { ExtensionSession, Workbench } from './harness';
 
 let session: ExtensionSession | undefined;
@@ -78,7 +78,9 @@ test('a command that fails in the integrated terminal reaches the next "Build ag
     (t) => /ledger-e2e-marker/.test(t),
     'the failed command in the built context',
     90_000,
-  );
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err).slice(0, 300)}\nextension log:\n${extensionLogLines(session!.userDataDir).slice(-30).join('\n')}`);
+  });
   await screenshot(page, '03-built-with-failed-command');
   assert.match(text, /## What just failed \(logs\)/);
   assert.match(text, /### Failed command: node -e .*\(exit 1\)/);

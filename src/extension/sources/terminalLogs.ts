@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { LogInput } from '../../core/sources';
+import type { Logger } from '../logger';
 
 /** Failed commands kept per window: the freshest evidence, not a history. */
 const MAX_FAILURES = 10;
@@ -21,17 +22,17 @@ interface Failure extends LogInput {
  */
 export class TerminalFailures implements vscode.Disposable {
   private readonly failures: Failure[] = [];
-  private readonly outputs = new Map<vscode.TerminalShellExecution, Promise<string>>();
+  private readonly outputs = new Map<vscode.TerminalShellExecution, OutputReader>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires when a command failed: the context may have something new to say. */
   readonly onDidRecordFailure = this.changed.event;
 
-  constructor() {
+  constructor(private readonly logger?: Logger) {
     // Feature-detected: a host without the API (or a web host without terminals) has no events.
     const window = vscode.window as Partial<typeof vscode.window>;
     if (typeof window.onDidStartTerminalShellExecution === 'function') {
-      this.disposables.push(window.onDidStartTerminalShellExecution((event) => this.outputs.set(event.execution, readOutput(event.execution))));
+      this.disposables.push(window.onDidStartTerminalShellExecution((event) => this.outputs.set(event.execution, new OutputReader(event.execution))));
     }
     if (typeof window.onDidEndTerminalShellExecution === 'function') {
       this.disposables.push(window.onDidEndTerminalShellExecution((event) => void this.ended(event)));
@@ -53,11 +54,11 @@ export class TerminalFailures implements vscode.Disposable {
   }
 
   private async ended(event: vscode.TerminalShellExecutionEndEvent): Promise<void> {
-    const pending = this.outputs.get(event.execution);
+    const reader = this.outputs.get(event.execution);
     this.outputs.delete(event.execution);
     // Undefined means the shell did not report one: not evidence of a failure.
     if (event.exitCode === undefined || event.exitCode === 0) return;
-    const text = pending ? await pending : '';
+    const text = reader ? await reader.settled(OUTPUT_SETTLE_MS) : '';
     this.failures.push({
       origin: 'terminal',
       label: event.execution.commandLine.value,
@@ -67,6 +68,7 @@ export class TerminalFailures implements vscode.Disposable {
       ...(event.execution.cwd ? { cwd: event.execution.cwd } : {}),
     });
     if (this.failures.length > MAX_FAILURES) this.failures.splice(0, this.failures.length - MAX_FAILURES);
+    this.logger?.info(`Recorded a failed terminal command (exit ${event.exitCode}, ${text.length} characters of output) for the logs source.`);
     this.changed.fire();
   }
 
@@ -77,16 +79,34 @@ export class TerminalFailures implements vscode.Disposable {
   }
 }
 
-/** A command's output as it streams, kept from its end; resolves when the command ends. */
-async function readOutput(execution: vscode.TerminalShellExecution): Promise<string> {
-  let text = '';
-  try {
-    for await (const data of execution.read()) {
-      text += data;
-      if (text.length > 2 * MAX_OUTPUT_CHARS) text = text.slice(text.length - MAX_OUTPUT_CHARS);
-    }
-  } catch {
-    // The terminal went away mid-read: what was read stands.
+/** How long after a command ends its output may still be arriving: the stream can close after the end event. */
+const OUTPUT_SETTLE_MS = 1000;
+
+/** A command's output as it streams, kept from its end. */
+class OutputReader {
+  private text = '';
+  private readonly done: Promise<void>;
+
+  constructor(execution: vscode.TerminalShellExecution) {
+    this.done = this.read(execution);
   }
-  return text.length > MAX_OUTPUT_CHARS ? text.slice(text.length - MAX_OUTPUT_CHARS) : text;
+
+  private async read(execution: vscode.TerminalShellExecution): Promise<void> {
+    try {
+      for await (const data of execution.read()) {
+        this.text += data;
+        if (this.text.length > 2 * MAX_OUTPUT_CHARS) this.text = this.text.slice(this.text.length - MAX_OUTPUT_CHARS);
+      }
+    } catch {
+      // The terminal went away mid-read: what was read stands.
+    }
+  }
+
+  /** The output once the stream has closed, or what arrived within `waitMs` if it has not. */
+  async settled(waitMs: number): Promise<string> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.done, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    return this.text.length > MAX_OUTPUT_CHARS ? this.text.slice(this.text.length - MAX_OUTPUT_CHARS) : this.text;
+  }
 }
