@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assembleContext } from '../../../src/core/assemble';
 import { makePreview } from '../../../src/core/assemble/preview';
+import { barSegments } from '../../../src/core/inspector/model';
 import { memoryStore } from '../helpers';
 
 const NOW = new Date('2026-11-26T00:00:00.000Z');
@@ -40,5 +41,16 @@ describe('research findings', () => {
   test('a preview of a finding gives its conclusions, not its method', () => {
     const body = '## Question\nCan we pool connections in transaction mode?\n\n## Method\nRan the test suite against PgBouncer 1.21 in each mode for an hour.\n\n## Conclusions\nSession mode: prepared statements survive. Transaction mode breaks them.\n';
     assert.match(makePreview(body, 80), /^Session mode: prepared statements survive/);
+  });
+
+  test("the inspector's bar shows research findings as a segment of their own, taken out of their layer", async () => {
+    const store = await ledger();
+    const result = await assembleContext(store, { task: { title: 'PgBouncer prepared statements' }, budget: 4000, now: NOW });
+    const research = result.items.filter((i) => i.type === 'research').reduce((sum, i) => sum + i.tokens, 0);
+    assert.ok(research > 0);
+    const segments = barSegments(result);
+    assert.equal(segments.find((s) => s.key === 'research')?.tokens, research);
+    assert.equal(segments.find((s) => s.key === 'global')?.tokens, result.layers.global.used - research);
+    assert.ok(Math.abs(segments.reduce((sum, s) => sum + s.share, 0) - 1) < 1e-9, 'the bar still adds up to the whole');
   });
 });
