@@ -40,15 +40,22 @@ export class TerminalFailures implements vscode.Disposable {
     this.disposables.push(this.changed);
   }
 
-  /** Recent failures of commands run in `folder` (or whose folder the shell did not report), newest first. */
+  /**
+   * Recent failures for `folder`, newest first: commands whose working folder is inside it,
+   * and commands run elsewhere or where the shell did not say (they are still this window's).
+   * Paths are compared without the scheme: a remote host may report `vscode-remote:` folders.
+   */
   recent(folder: vscode.WorkspaceFolder, now = Date.now()): LogInput[] {
-    const inside = (uri: vscode.Uri | undefined): boolean => {
-      if (!uri) return true;
-      const base = folder.uri.path.endsWith('/') ? folder.uri.path : `${folder.uri.path}/`;
-      return uri.scheme === folder.uri.scheme && (uri.path === folder.uri.path || uri.path.startsWith(base));
+    const folders = (vscode.workspace.workspaceFolders ?? [folder]).map((f) => withSlash(f.uri.path));
+    const own = withSlash(folder.uri.path);
+    const belongs = (cwd: vscode.Uri | undefined): boolean => {
+      if (!cwd) return true;
+      const at = withSlash(cwd.path);
+      const home = folders.filter((f) => at.startsWith(f)).sort((a, b) => b.length - a.length)[0];
+      return home === undefined || home === own;
     };
     return this.failures
-      .filter((f) => inside(f.cwd) && now - Date.parse(f.endedAt ?? '') <= MAX_AGE_MS)
+      .filter((f) => belongs(f.cwd) && now - Date.parse(f.endedAt ?? '') <= MAX_AGE_MS)
       .map(({ cwd: _cwd, ...input }) => input)
       .reverse();
   }
@@ -77,6 +84,10 @@ export class TerminalFailures implements vscode.Disposable {
     this.outputs.clear();
     this.failures.length = 0;
   }
+}
+
+function withSlash(path: string): string {
+  return path.endsWith('/') ? path : `${path}/`;
 }
 
 /** How long after a command ends its output may still be arriving: the stream can close after the end event. */
