@@ -28,7 +28,9 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   modeValue: Object.freeze({ preview: 0.5, title: 0.15 }),
   worthSlope: 8,
   worthMidpoint: 1,
-  unmatchedPathArtifacts: 'rank',
+  // Path-scoped knowledge applies where its globs say, as in every agent tool: of no use
+  // for other folders' files unless the task names it (see admit.ts).
+  unmatchedPathArtifacts: 'exclude',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
   minRelevance: 0,

@@ -86,8 +86,9 @@ export interface AssembleOptions {
   worthSlope: number;
   worthMidpoint: number;
   /**
-   * Path-scope artifacts whose globs match no active path: 'rank' lets them compete in
-   * the global layer on their text relevance (with a penalty), 'exclude' leaves them out.
+   * Path-scope artifacts whose globs match no active path: 'exclude' (the default) leaves
+   * them out unless the task names them; 'rank' lets them compete in the global layer on
+   * their text relevance (with a penalty).
    */
   unmatchedPathArtifacts: 'rank' | 'exclude';
   unmatchedPathPenalty: number;
