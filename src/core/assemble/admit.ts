@@ -14,8 +14,6 @@ export interface AdmitContext {
   active: readonly ActivePath[];
   /** Chain id → id of the artifact that supersedes it. */
   supersededBy: ReadonlyMap<string, string>;
-  /** Whether the task names the artifact (its id, its title or one of its paths). */
-  namedByTask: (doc: DocInfo) => boolean;
 }
 
 /** An artifact the gate lets through: the layer it ranks in and how its paths meet the files in play. */
@@ -76,14 +74,7 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
   let layer = intended;
   let unmatchedPath = false;
   if (layer === 'path' && !pathMatch) {
-    // Path scope means what the agent tools mean by it (Copilot applyTo, Cursor globs, a
-    // folder's AGENTS.md): the knowledge applies to those files and no others. It enters
-    // without a matching file in play only when the task names it; 'rank' keeps the older
-    // reading (ranked with everything else, less a penalty).
-    const named = doc.globs.length > 0 && ctx.namedByTask(doc);
-    if (!named && (ctx.options.unmatchedPathArtifacts === 'exclude' || doc.globs.length === 0)) {
-      return out('path-mismatch', `scoped to ${a.paths.join(', ')}: no file in play is there and the task does not name it`);
-    }
+    if (ctx.options.unmatchedPathArtifacts === 'exclude' || doc.globs.length === 0) return out('path-mismatch', `paths ${a.paths.join(', ')} match no active path`);
     layer = 'global';
     unmatchedPath = true;
   }

@@ -28,9 +28,7 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   modeValue: Object.freeze({ preview: 0.5, title: 0.15 }),
   worthSlope: 8,
   worthMidpoint: 1,
-  // Path-scoped knowledge applies where its globs say, as in every agent tool: of no use
-  // for other folders' files unless the task names it (see admit.ts).
-  unmatchedPathArtifacts: 'exclude',
+  unmatchedPathArtifacts: 'rank',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
   minRelevance: 0,

@@ -112,7 +112,7 @@ function packBrief(build: Build, task: ResolvedTask | undefined, state: PackStat
 }
 
 /** Rules and pins: every one named if the budget allows at all, then full text or previews within the fixed share. */
-function packFixedTier(fixedEntries: PackEntry[], entryOf: ReadonlyMap<PackEntry, Candidate>, state: PackState, budget: number, options: AssembleOptions): number {
+function packFixedTier(fixedEntries: PackEntry[], state: PackState, budget: number, options: AssembleOptions): number {
   const { sectionCounts } = state;
   // Every rule and pin is at least named (in value order) if the budget allows at all...
   for (const entry of fixedEntries) {
@@ -126,9 +126,6 @@ function packFixedTier(fixedEntries: PackEntry[], entryOf: ReadonlyMap<PackEntry
   // ...and shown in full or as a preview within the fixed tier's share.
   const fixedCap = Math.max(0, Math.floor(budget * options.fixedShare) - (budget - state.remaining));
   packGreedy(fixedEntries, state, fixedCap);
-  // Beyond the share, a rule's text is bought on its relevance to the task like anything
-  // else's: always-in means always named, not always in full whatever it costs.
-  for (const entry of fixedEntries) entry.value = expectedWorth(entryOf.get(entry)!.score, options);
   return budget - state.remaining;
 }
 
@@ -181,7 +178,7 @@ function packLayers(
   state: PackState,
   budget: number,
   layerBudget: Record<Layer, { budget: number; used: number }>,
-): { entries: Record<'task' | 'path' | 'global', PackEntry[]>; floor: number } {
+): Record<'task' | 'path' | 'global', PackEntry[]> {
   const { options } = build;
   const rest = state.remaining;
   // A title line costs at least this many tokens, so no more entries than this can ever be shown.
@@ -211,7 +208,7 @@ function packLayers(
   // What the floor held back goes first to strong matches another layer's share cut short,
   // then, as before, to the best of everything (rules and pins first).
   if (floor > 0) packGreedy(strong([...entries.task, ...entries.path, ...entries.global]), state, state.remaining);
-  return { entries, floor };
+  return entries;
 }
 
 /**
@@ -238,7 +235,7 @@ export function packContext(input: PackInput): Packing {
   const { brief, briefCost } = packBrief(build, task, state);
 
   const fixedEntries = candidates.filter((c) => c.layer === 'fixed').map((c) => makeEntry(build, c, entryOf));
-  const fixedUsed = packFixedTier(fixedEntries, entryOf, state, budget, options);
+  const fixedUsed = packFixedTier(fixedEntries, state, budget, options);
   const workflow = packWorkflow(build, task, state, budget);
   const instructions = packInstructions(build, task, state, budget);
 
@@ -248,16 +245,10 @@ export function packContext(input: PackInput): Packing {
   layerBudget.fixed.budget = Math.max(fixedUsed, Math.floor(budget * options.fixedShare));
   layerBudget.workflow.budget = workflow.cost;
   layerBudget.instructions.budget = instructions.cost;
-  const { entries, floor } = packLayers(build, candidates, entryOf, state, budget, layerBudget);
+  const entries = packLayers(build, candidates, entryOf, state, budget, layerBudget);
   const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
-  // The budget is a ceiling, not a target: what is left goes to the best of everything
-  // (rules and pins by their relevance now), but not to a match worth less than
-  // `layerFloor` of the best one just because there is room. Knowledge scoped to a file in
-  // play, or named by the task, is no weak match: an agent tool would load it.
-  const eligible = (list: PackEntry[]): PackEntry[] =>
-    floor > 0 ? list.filter((e) => e.value >= floor || entryOf.get(e)!.pathMatch !== undefined || entryOf.get(e)!.referenced) : list;
-  packGreedy(eligible(allEntries), state, state.remaining);
-  const duplicateOf = options.dedupe ? dropDuplicates(allEntries, entryOf, state, eligible) : new Map<PackEntry, string>();
+  packGreedy(allEntries, state, state.remaining);
+  const duplicateOf = options.dedupe ? dropDuplicates(allEntries, entryOf, state) : new Map<PackEntry, string>();
   return { budget, state, entryOf, brief, briefCost, fixedEntries, allEntries, livePlan, liveEntries, liveUsage, workflow, instructions, layerBudget, duplicateOf };
 }
 
@@ -267,12 +258,7 @@ export function packContext(input: PackInput): Packing {
  * on the next best. Rules and pins are never the ones taken out. Returns each taken-out
  * entry with the id of the artifact kept.
  */
-export function dropDuplicates(
-  entries: readonly PackEntry[],
-  entryOf: ReadonlyMap<PackEntry, Candidate>,
-  state: PackState,
-  eligible: (list: PackEntry[]) => PackEntry[] = (list) => list,
-): Map<PackEntry, string> {
+export function dropDuplicates(entries: readonly PackEntry[], entryOf: ReadonlyMap<PackEntry, Candidate>, state: PackState): Map<PackEntry, string> {
   const duplicateOf = new Map<PackEntry, string>();
   const print = (entry: PackEntry): Fingerprint => {
     const a = entryOf.get(entry)!.artifact;
@@ -301,7 +287,7 @@ export function dropDuplicates(
       dropped = true;
     }
     if (!dropped || round === 4) break;
-    packGreedy(eligible([...entries]), state, state.remaining);
+    packGreedy(entries, state, state.remaining);
   }
   return duplicateOf;
 }

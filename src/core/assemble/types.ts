@@ -85,9 +85,8 @@ export interface AssembleOptions {
   worthSlope: number;
   worthMidpoint: number;
   /**
-   * Path-scope artifacts whose globs match no active path: 'exclude' (the default) leaves
-   * them out unless the task names them; 'rank' lets them compete in the global layer on
-   * their text relevance (with a penalty).
+   * Path-scope artifacts whose globs match no active path: 'rank' lets them compete in
+   * the global layer on their text relevance (with a penalty), 'exclude' leaves them out.
    */
   unmatchedPathArtifacts: 'rank' | 'exclude';
   unmatchedPathPenalty: number;

@@ -61,18 +61,16 @@ describe('assembler stages', () => {
   test('gating: superseded and path-scoped knowledge of other folders are left out with their reason', async () => {
     const store = await ledger();
     const { idx, checked, active } = stages(store, 2000);
-    const ctx: AdmitContext = { options: checked.options, taskId: undefined, gate: { labels: new Set(), foldedText: ' ', paths: active }, active, supersededBy: new Map(), namedByTask: () => false };
+    const ctx: AdmitContext = { options: checked.options, taskId: undefined, gate: { labels: new Set(), foldedText: ' ', paths: active }, active, supersededBy: new Map() };
     const doc = (id: string) => idx.docs.find((d) => d.artifact.id === id)!;
     const old = admit(doc('old'), ctx, []);
     assert.equal(old.admitted ? 'in' : old.excluded.reason, 'superseded');
     const auth = admit(doc('auth-note'), ctx, []);
-    assert.equal(auth.admitted ? 'in' : auth.excluded.reason, 'path-mismatch');
-    const named = admit(doc('auth-note'), { ...ctx, namedByTask: () => true }, []);
-    assert.ok(named.admitted && named.layer === 'global' && named.unmatchedPath, 'named by the task: ranked in global');
+    assert.ok(auth.admitted && auth.layer === 'global' && auth.unmatchedPath, 'ranked in global with the unmatched-path penalty');
     const onAuth = admit(doc('auth-note'), { ...ctx, active: activePaths(store, ['src/auth/session.ts'], NOW, '') }, []);
     assert.ok(onAuth.admitted && onAuth.layer === 'path' && onAuth.pathMatch !== undefined);
-    const ranked = admit(doc('auth-note'), { ...ctx, options: resolveOptions({ unmatchedPathArtifacts: 'rank' }) }, []);
-    assert.ok(ranked.admitted && ranked.layer === 'global' && ranked.unmatchedPath, "'rank': in global with the unmatched-path penalty");
+    const strict = admit(doc('auth-note'), { ...ctx, options: resolveOptions({ unmatchedPathArtifacts: 'exclude' }) }, []);
+    assert.equal(strict.admitted ? 'in' : strict.excluded.reason, 'path-mismatch');
   });
 
   test('candidates and scoring: the matching decision ranks first, rules stay, what nothing points to is left out', async () => {
