@@ -1,4 +1,6 @@
 import { type ArtifactType, type Feedback, FADING_HALF_LIFE_DAYS } from '../model';
+import type { DocInfo } from './cache';
+import { type ActivePath, type PathMatch, pathProximity } from './paths';
 import type { AssembleOptions, ScoreComponents } from './types';
 
 export const DAY_MS = 86_400_000;
@@ -81,4 +83,73 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
 /** The chance an artifact with this score is what the agent needs (see `worthSlope`). */
 export function expectedWorth(score: number, options: AssembleOptions): number {
   return 1 / (1 + Math.exp(-options.worthSlope * (score - options.worthMidpoint)));
+}
+
+/** What scoring knows about the build: the task's words, the BM25F scores and the options. */
+export interface ScoreContext {
+  options: AssembleOptions;
+  now: Date;
+  task: { id?: string } | undefined;
+  taskText: string;
+  /** The task text and labels folded by foldForPhrase, and its words. */
+  foldedTask: string;
+  taskWords: ReadonlySet<string>;
+  /** BM25F score per index slot, and the best among the candidates. */
+  bm25: ArrayLike<number>;
+  bm25Max: number;
+  active: readonly ActivePath[];
+  feedback: ReadonlyMap<string, Feedback>;
+  maxTypePriority: number;
+  isResearchTask: () => boolean;
+}
+
+export interface Scored {
+  components: ScoreComponents;
+  score: number;
+  proximity: number;
+  referenced: boolean;
+  bm25: number;
+}
+
+/**
+ * Whether the task names the artifact: its own task's knowledge, its id or title written in
+ * the task text, or one of its literal paths.
+ */
+export function isReferenced(doc: DocInfo, ctx: ScoreContext): boolean {
+  const a = doc.artifact;
+  // Knowledge written for the active task is named by it as surely as by its title.
+  const ownTask = a.scope === 'task' && ctx.task?.id !== undefined && a.taskId === ctx.task.id;
+  return (
+    ownTask ||
+    (ctx.task !== undefined &&
+      ((doc.foldedId.length > 4 && ctx.taskWords.has(doc.idHead) && ctx.foldedTask.includes(doc.foldedId)) ||
+        (doc.foldedTitle.length >= 12 && ctx.taskWords.has(doc.titleHead) && doc.foldedTitle.trim().includes(' ') && ctx.foldedTask.includes(doc.foldedTitle)) ||
+        doc.globs.some((g) => g.literal && g.glob.length >= 4 && ctx.taskText.includes(g.glob))))
+  );
+}
+
+/** The scoring stage for one admitted artifact: its weighted components and their sum. */
+export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | undefined; unmatchedPath: boolean }, ctx: ScoreContext): Scored {
+  const a = doc.artifact;
+  const { options } = ctx;
+  const proximity = admitted.unmatchedPath ? pathProximity(doc.globs, ctx.active) : 0;
+  const referenced = isReferenced(doc, ctx);
+  const bm25 = doc.slot >= 0 ? ctx.bm25[doc.slot]! : 0;
+  const components = scoreComponents(
+    {
+      bm25,
+      bm25Max: ctx.bm25Max,
+      referenced,
+      pathSpecificity: admitted.pathMatch?.specificity ?? 0,
+      proximity,
+      unmatchedPath: admitted.unmatchedPath,
+      ageDays: (ctx.now.getTime() - doc.updatedMs) / DAY_MS,
+      typePriority: options.typePriority[a.type] ?? ctx.maxTypePriority,
+      maxTypePriority: ctx.maxTypePriority,
+      feedback: ctx.feedback.get(a.id),
+      kindFactor: kindFactor(a.type, (ctx.now.getTime() - doc.updatedMs) / DAY_MS, ctx.isResearchTask),
+    },
+    options,
+  );
+  return { components, score: sumComponents(components), proximity, referenced, bm25 };
 }
