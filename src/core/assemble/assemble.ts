@@ -821,7 +821,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     items.push({
       id: c.artifact.id,
       chainId: c.artifact.chainId,
-      title: c.artifact.title,
+      title,
       type: c.artifact.type,
       mode,
       layer: c.layer,
@@ -888,7 +888,15 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
       excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
     }
     excluded.push(...olderVersions);
+    // Titles leave the ledger here too (JSON, explain, the inspector, MCP): masked like bodies.
+    if (options.redact) for (const e of excluded) e.title = shownTitle(e.title);
     return excluded;
+  };
+  const shownTitles = new Map<string, string>();
+  const shownTitle = (title: string): string => {
+    let shown = shownTitles.get(title);
+    if (shown === undefined) shownTitles.set(title, (shown = redactSecrets(title, options.redactAllow).text));
+    return shown;
   };
   let excluded: ExcludedItem[] | undefined;
 
@@ -929,7 +937,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     durationMs: 0,
     outputHash,
     invalidGlobs,
-    ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
+    ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: options.redact ? shownTitle(task.title) : task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
     ...(livePlan ? { live: livePlan.report } : {}),
   };
   result.durationMs = round(performance.now() - started);
