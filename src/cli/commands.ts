@@ -13,6 +13,7 @@ import {
   TOKENIZERS,
   UserError,
 } from '../core/model';
+import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
 import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
@@ -459,6 +460,13 @@ const exportCommand: Command = {
     if (format !== 'jsonl' && format !== 'json') throw new UserError(`Unknown export format "${format}".`, 'Use --format jsonl.');
     const artifacts = await withRead(context, (store) => artifactsForExport(store, { latestOnly: context.options['latest-only'] === true }));
     const text = toJsonl(artifacts);
+    // Not masked on purpose: this is the backup `import` restores from, and a masked key is lost for good.
+    const withSecrets = artifacts.filter((a) => redactSecrets([a.title, a.body, a.summary ?? '', ...a.tags].join('\n')).count > 0).length;
+    if (withSecrets > 0) {
+      context.err(
+        `${withSecrets} of these artifact versions hold secret-looking text, kept as it is: the JSONL export is the lossless backup (build, explain, rule files and the agent tools mask it). Keep the file out of version control.`,
+      );
+    }
     const out = stringOption(context.options, 'out');
     if (out) {
       fs.writeFileSync(path.resolve(context.cwd, out), text);
