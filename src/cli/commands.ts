@@ -15,12 +15,12 @@ import {
 } from '../core/model';
 import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
-import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
+import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
-import { defaultDatabasePath, readStdin, readTextFile } from '../node/files';
+import { defaultDatabasePath, readFileBytes, readStdin, readStdinBytes, readTextFile } from '../node/files';
 import {
   type CommandSpec,
   integerOption,
@@ -417,8 +417,9 @@ const importCommand: Command = {
         `To import what the folder keeps: context-ledger import-folder ${source}  (or import --from <${IMPORT_FORMAT_NAMES}> ${source})`,
       );
     }
-    const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(resolved, MAX_IMPORT_BYTES);
-    const report = await withWrite(context, (store) => importJsonl(store, text));
+    // Decoded line by line: a NUL or a byte that is not UTF-8 costs its own line, not the file.
+    const decoded = decodeJsonl(source === '-' ? await readStdinBytes(MAX_IMPORT_BYTES) : readFileBytes(resolved, MAX_IMPORT_BYTES));
+    const report = await withWrite(context, (store) => importJsonl(store, decoded.text, decoded.errors));
     const { errors } = report;
     if (isJson(context)) {
       printJson(context, { added: report.added.length, updated: report.updated.length, unchanged: report.unchanged.length, errors });
