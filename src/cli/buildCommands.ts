@@ -139,7 +139,12 @@ const buildCommand: Command = {
     context.out(result.text);
     context.err(`${result.tokensUsed}/${result.budget} tokens (${result.tokenizer}); ${result.items.length} items, ${result.excluded.length} left out.`);
     // An empty output with no hint reads as a bug; an empty ledger is the usual first run.
-    if (result.candidates === 0) {
+    if (result.candidates === 0 && result.excluded.length > 0) {
+      // A full ledger where nothing matched is not an empty one: say how to widen the build.
+      context.err(
+        `Nothing in the ledger matched this build (${result.excluded.length} artifacts left out). Widen it: describe the task with --task-title/--task-description, name the files with --path, or see why each was left out with \`context-ledger explain\` and the same options.`,
+      );
+    } else if (result.candidates === 0) {
       context.err(`The ledger holds no knowledge yet: add some with \`context-ledger add\`, or bring in what the team keeps with \`context-ledger import --from <${IMPORT_FORMAT_NAMES}> <folder>\`.`);
     }
   },

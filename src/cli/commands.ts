@@ -13,13 +13,14 @@ import {
   TOKENIZERS,
   UserError,
 } from '../core/model';
+import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
-import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
+import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
-import { readStdin, readTextFile } from '../node/files';
+import { readFileBytes, readStdin, readStdinBytes, readTextFile } from '../node/files';
 import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
 
@@ -348,8 +349,9 @@ const importCommand: Command = {
         `To import what the folder keeps: context-ledger import-folder ${source}  (or import --from <${IMPORT_FORMAT_NAMES}> ${source})`,
       );
     }
-    const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(resolved, MAX_IMPORT_BYTES);
-    const report = await withWrite(context, (store) => importJsonl(store, text));
+    // Decoded line by line: a NUL or a byte that is not UTF-8 costs its own line, not the file.
+    const decoded = decodeJsonl(source === '-' ? await readStdinBytes(MAX_IMPORT_BYTES) : readFileBytes(resolved, MAX_IMPORT_BYTES));
+    const report = await withWrite(context, (store) => importJsonl(store, decoded.text, decoded.errors));
     const { errors } = report;
     if (isJson(context)) {
       printJson(context, { added: report.added.length, updated: report.updated.length, unchanged: report.unchanged.length, errors });
@@ -391,6 +393,13 @@ const exportCommand: Command = {
     if (format !== 'jsonl' && format !== 'json') throw new UserError(`Unknown export format "${format}".`, 'Use --format jsonl.');
     const artifacts = await withRead(context, (store) => artifactsForExport(store, { latestOnly: context.options['latest-only'] === true }));
     const text = toJsonl(artifacts);
+    // Not masked on purpose: this is the backup `import` restores from, and a masked key is lost for good.
+    const withSecrets = artifacts.filter((a) => redactSecrets([a.title, a.body, a.summary ?? '', ...a.tags].join('\n')).count > 0).length;
+    if (withSecrets > 0) {
+      context.err(
+        `${withSecrets} of these artifact versions hold secret-looking text, kept as it is: the JSONL export is the lossless backup (build, explain, rule files and the agent tools mask it). Keep the file out of version control.`,
+      );
+    }
     const out = stringOption(context.options, 'out');
     if (out) {
       fs.writeFileSync(path.resolve(context.cwd, out), text);

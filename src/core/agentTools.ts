@@ -11,7 +11,8 @@ import {
   MAX_BUDGET,
   type AssembleResult,
   type PartialOptions,
-  redactSecrets,
+  redactOutgoing,
+  type RedactionPolicy,
 } from './assemble';
 import {
   ARTIFACT_TYPES,
@@ -208,12 +209,13 @@ function defineTool<S extends z.ZodObject>(spec: {
     annotations: spec.annotations,
     async run(env, input) {
       const parsed = spec.inputSchema.safeParse(input ?? {});
-      if (!parsed.success) return errorResult(formatIssues(spec.name, parsed.error));
+      if (!parsed.success) return redactOutgoing(errorResult(formatIssues(spec.name, parsed.error)), redaction(env));
       try {
-        return await spec.handler(env, parsed.data);
+        // Every answer leaves through here: its text and structured data are masked as a whole.
+        return redactOutgoing(await spec.handler(env, parsed.data), redaction(env));
       } catch (error) {
         // The model's mistakes (unknown id, bad glob) come back as text it can act on; bugs keep propagating.
-        if (error instanceof UserError) return errorResult(error.hint ? `${error.message} ${error.hint}` : error.message);
+        if (error instanceof UserError) return redactOutgoing(errorResult(error.hint ? `${error.message} ${error.hint}` : error.message), redaction(env));
         throw error;
       }
     },
@@ -245,9 +247,9 @@ function oneLine(value: string): string {
   return value.replace(/\s+/g, ' ').trim();
 }
 
-function redacted(env: AgentToolEnv, value: string): string {
-  if (env.assembleOptions?.redact === false) return value;
-  return redactSecrets(value, env.redactAllow ?? env.assembleOptions?.redactAllow ?? []).text;
+/** The surface's redaction settings: the tools' answers are masked as its builds are. */
+function redaction(env: AgentToolEnv): RedactionPolicy {
+  return { redact: env.assembleOptions?.redact, redactAllow: env.redactAllow ?? env.assembleOptions?.redactAllow ?? [] };
 }
 
 function reviewLine(artifact: Artifact): string | undefined {
@@ -520,12 +522,12 @@ export const getArtifactTool = defineTool({
         `${artifactUrn(artifact.id)} · ${artifact.type} · scope ${artifact.scope}${artifact.scope === 'task' && artifact.taskId ? ` (${artifact.taskId})` : ''}`,
         `version ${artifact.version} · ${artifact.status}${artifact.pinned ? ' · pinned' : ''} · updated ${artifact.updatedAt}`,
       ].join(' · ');
-      const lines = [`# ${oneLine(redacted(env, artifact.title))}`, meta];
+      const lines = [`# ${oneLine(artifact.title)}`, meta];
       if (artifact.paths.length > 0) lines.push(`Paths: ${artifact.paths.join(', ')}`);
       if (artifact.tags.length > 0) lines.push(`Tags: ${artifact.tags.join(', ')}`);
       for (const note of notes) lines.push(note);
       return {
-        text: `${lines.join('\n')}\n\n${redacted(env, artifact.body)}`.trimEnd(),
+        text: `${lines.join('\n')}\n\n${artifact.body}`.trimEnd(),
         data: { ...createdData(artifact), status: artifact.status, unreviewed: isUnreviewed(artifact), source: artifact.source },
       };
     });
@@ -615,8 +617,9 @@ export const searchArtifactsTool = defineTool({
         const badge = reviewBadge(artifact);
         const flags = [artifact.status !== 'active' ? artifact.status.toUpperCase() : '', badge].filter(Boolean).join(', ');
         return (
-          `- ${oneLine(redacted(env, artifact.title))} — ${artifact.type} · ${artifactUrn(artifact.id)}${flags ? ` [${flags}]` : ''}\n` +
-          `  ${redacted(env, snippet(artifact.body, words))}`
+          `- ${oneLine(artifact.title)} — ${artifact.type} · ${artifactUrn(artifact.id)}${flags ? ` [${flags}]` : ''}\n` +
+          // Masked before cutting: half a key at the snippet's edge matches no pattern afterwards.
+          `  ${snippet(redactOutgoing(artifact.body, redaction(env)), words)}`
         );
       });
       const head = `${scored.length} match${scored.length === 1 ? '' : 'es'}${scored.length > shown.length ? ` (showing ${shown.length})` : ''}:`;

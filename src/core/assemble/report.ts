@@ -79,7 +79,7 @@ function shownItems(input: ReportInput, tally: RedactionTally): ResultItem[] {
     items.push({
       id: c.artifact.id,
       chainId: c.artifact.chainId,
-      title: c.artifact.title,
+      title,
       type: c.artifact.type,
       mode,
       layer: c.layer,
@@ -131,7 +131,22 @@ function excludedList(input: ReportInput, olderVersions: readonly ExcludedItem[]
     excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
   }
   excluded.push(...olderVersions);
+  // Titles leave the ledger here too (JSON, explain, the inspector, MCP): masked like bodies.
+  const { options } = input.build;
+  if (options.redact) for (const e of excluded) e.title = shownTitle(e.title, options.redactAllow);
   return excluded;
+}
+
+/** Titles as they may leave the ledger: secrets masked, memoized (many excluded items share none). */
+const shownTitles = new Map<string, string>();
+function shownTitle(title: string, allow: readonly string[]): string {
+  const key = `${allow.join('\u0000')}\u0001${title}`;
+  let shown = shownTitles.get(key);
+  if (shown === undefined) {
+    if (shownTitles.size > 10_000) shownTitles.clear();
+    shownTitles.set(key, (shown = redactSecrets(title, allow).text));
+  }
+  return shown;
 }
 
 /**
@@ -201,7 +216,7 @@ export function reportResult(input: ReportInput, startedMs: number): { result: A
     durationMs: 0,
     outputHash: contentHash(fitted.text),
     invalidGlobs: set.invalidGlobs,
-    ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
+    ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: options.redact ? shownTitle(task.title, options.redactAllow) : task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
     ...(livePlan ? { live: livePlan.report } : {}),
   };
   result.durationMs = round(performance.now() - startedMs);

@@ -127,7 +127,9 @@ function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): Parse
     return null;
   }
   const data = front.data;
-  const tokens = lexMarkdown(front.body);
+  const notes: string[] = [];
+  const tokens = lexMarkdown(front.body, notes);
+  for (const reason of notes) skipped.push({ where: file.path, reason });
   const titleIndex = tokens.findIndex((token) => isHeading(token) && token.depth === 1);
   const fallbackIndex = titleIndex >= 0 ? titleIndex : tokens.findIndex((token) => isHeading(token));
   const titleToken = fallbackIndex >= 0 ? (tokens[fallbackIndex] as Tokens.Heading) : null;

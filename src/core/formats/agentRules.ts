@@ -112,7 +112,9 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
       skipped.push({ where: file.path, reason: front.error });
       continue;
     }
-    const tokens = lexMarkdown(front.body);
+    const notes: string[] = [];
+    const tokens = lexMarkdown(front.body, notes);
+    for (const reason of notes) skipped.push({ where: file.path, reason });
     if (!hasContent(tokens)) {
       skipped.push({ where: file.path, reason: 'no content' });
       continue;
