@@ -46,4 +46,38 @@ describe('the write lock', () => {
     assert.equal((JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid: number }).pid, process.pid);
     release();
   });
+
+  test('an empty lock (a kill between creating and writing it) is taken over once it is old, not waited on', async () => {
+    const lock = path.join(tempDir(), 'ledger.db.lock');
+    fs.writeFileSync(lock, '');
+    // Just created: another process may be writing it this instant.
+    await assert.rejects(acquireLock(lock, 'ledger.db', 300), /locked by another process/);
+    const old = new Date(Date.now() - 5_000);
+    fs.utimesSync(lock, old, old);
+    const started = Date.now();
+    const release = await acquireLock(lock, 'ledger.db', 15_000);
+    assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
+    release();
+  });
+
+  test('a link at the lock name is neither read through nor written through; its target is unchanged', async () => {
+    const dir = tempDir();
+    const outside = path.join(tempDir(), 'outside.txt');
+    fs.writeFileSync(outside, 'keep me');
+    const lock = path.join(dir, 'ledger.db.lock');
+    fs.symlinkSync(outside, lock);
+    const release = await acquireLock(lock, 'ledger.db', 2000);
+    assert.equal(fs.lstatSync(lock).isSymbolicLink(), false);
+    release();
+    assert.equal(fs.readFileSync(outside, 'utf8'), 'keep me');
+  });
+
+  test('releasing a lock another process took over leaves theirs in place', async () => {
+    const lock = path.join(tempDir(), 'ledger.db.lock');
+    const release = await acquireLock(lock, 'ledger.db');
+    const theirs = JSON.stringify({ pid: process.ppid, at: new Date().toISOString(), token: 'theirs' });
+    fs.writeFileSync(lock, theirs);
+    release();
+    assert.equal(fs.readFileSync(lock, 'utf8'), theirs);
+  });
 });
