@@ -7,7 +7,10 @@ import { replaceFile } from './persistence/atomicReplace';
 import { type FileIdentity, identityOf, readWithIdentity, sameIdentity, timestampForFileName } from './persistence/fileIdentity';
 import { appendJournal, type JournalState, NO_JOURNAL, replayJournal } from './persistence/journal';
 import { acquireLock } from './persistence/lock';
+import { faultPoint } from './persistence/faultInjection';
+import { refuseLink } from './persistence/noLinks';
 import { restoreBackup } from './persistence/restore';
+import { LEDGER_FOLDER } from './files';
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
 
@@ -144,6 +147,7 @@ export class LedgerFile {
    */
   async write<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     this.assertWritable();
+    this.refuseLinkedParts();
     const release = await acquireLock(this.lockFile, this.file, this.options.lockTimeoutMs);
     try {
       this.refresh();
@@ -162,6 +166,7 @@ export class LedgerFile {
           this.persist();
         }
       }
+      faultPoint('write-done');
       return result;
     } finally {
       release();
@@ -205,17 +210,30 @@ export class LedgerFile {
   }
 
   private persist(): void {
-    const { backedUp } = replaceFile(this.file, this.backupFile, this.current.export(), () => fs.rmSync(this.backupJournalFile, { force: true }));
+    const { backedUp } = replaceFile(this.file, this.backupFile, this.current.export(), () => {
+      // The backup is now the database as loaded: its journal goes with it (a restore
+      // replays its artifacts onto the backup); the old backup's journal is no longer one.
+      fs.rmSync(this.backupJournalFile, { force: true });
+      if (this.journal.applies && fs.existsSync(this.journalFile)) fs.linkSync(this.journalFile, this.backupJournalFile);
+    });
     this.loaded = identityOf(this.file);
     // The database now holds what the journal held. Should this not happen (a crash), the
-    // journal names the database it was for, and is ignored beside this one. It goes with
-    // the backup it was written for: a restore replays its artifacts onto the backup.
-    if (backedUp && this.journal.applies && fs.existsSync(this.journalFile)) fs.renameSync(this.journalFile, this.backupJournalFile);
-    else {
-      fs.rmSync(this.journalFile, { force: true });
-      if (backedUp) fs.rmSync(this.backupJournalFile, { force: true });
-    }
+    // journal names the database it was for, and is ignored beside this one.
+    fs.rmSync(this.journalFile, { force: true });
+    if (!backedUp) fs.rmSync(this.backupJournalFile, { force: true });
+    faultPoint('journal-merged');
     this.journal = NO_JOURNAL;
+  }
+
+  /** The ledger's own files, refused when one of them is a link (see persistence/noLinks.ts). */
+  private refuseLinkedParts(): void {
+    const folder = path.dirname(this.file);
+    if (path.basename(folder) === LEDGER_FOLDER) refuseLink(folder, `the ledger folder ${LEDGER_FOLDER}`);
+    refuseLink(this.file, 'the database');
+    refuseLink(this.journalFile, 'its journal');
+    refuseLink(this.backupFile, 'its backup');
+    refuseLink(this.backupJournalFile, 'its backup\'s journal');
+    refuseLink(this.lockFile, 'its lock file');
   }
 
   /**

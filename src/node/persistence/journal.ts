@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import type { JournalRecord, LedgerStore } from '../../core/store';
+import { faultPoint } from './faultInjection';
 import { type FileIdentity, identityOf, readWithIdentity, sameIdentity } from './fileIdentity';
 
 /**
@@ -76,8 +77,11 @@ export function appendJournal(file: string, base: FileIdentity, state: JournalSt
   if (size + Buffer.byteLength(line) > JOURNAL_LIMIT) return undefined;
   const text = fresh ? `${JSON.stringify({ journal: 1, base })}\n${line}` : `${state.endsWithNewline ? '' : '\n'}${line}`;
   // A journal left for a database since replaced is started over, not appended to.
-  const fd = fs.openSync(file, fresh ? 'w' : 'a');
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND, O_NOFOLLOW } = fs.constants;
+  // O_NOFOLLOW: a link planted at the journal's name is refused, not written through.
+  const fd = fs.openSync(file, O_WRONLY | O_CREAT | (fresh ? O_TRUNC : O_APPEND) | (O_NOFOLLOW ?? 0));
   try {
+    faultPoint('journal-opened');
     fs.writeSync(fd, text);
     fs.fdatasyncSync(fd);
   } finally {

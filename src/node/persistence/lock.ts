@@ -11,8 +11,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { UserError } from '../../core/model';
 import { faultPoint } from './faultInjection';
+import { LedgerUnavailableError } from './noLinks';
 
 /** A live owner that held the lock this long is taken to be hung (a write takes seconds at most). */
 const STALE_AFTER_MS = 60_000;
@@ -74,7 +74,7 @@ export async function acquireLock(lockFile: string, file: string, timeoutMs = 15
     if (createWith(lockFile, content, token)) return () => releaseLock(lockFile, token);
     if (takeOverIfStale(lockFile, token)) continue;
     if (Date.now() > deadline) {
-      throw new UserError(
+      throw new LedgerUnavailableError(
         `The database ${file} is locked by another process (${lockFile}).`,
         'Wait for it to finish; if no Context Ledger process is running, delete the lock file.',
       );

@@ -9,6 +9,7 @@ import { UserError } from '../../core/model';
 import { type Clock, LedgerStore } from '../../core/store';
 import { readWithIdentity, timestampForFileName } from './fileIdentity';
 import { applyJournalLines } from './journal';
+import { refuseLink } from './noLinks';
 
 /**
  * Replaces the database with its last good copy, plus the artifacts its journal added
@@ -21,6 +22,8 @@ export function restoreBackup(file: string, sql: SqlJsStatic, clock: Clock): { a
   const absolute = path.resolve(file);
   const backup = `${absolute}.bak`;
   const journal = `${absolute}.journal`;
+  refuseLink(backup, 'the backup');
+  refuseLink(absolute, 'the database');
   if (!fs.existsSync(backup)) throw new UserError(`There is no backup at ${backup}.`);
   // Check and copy the same bytes: a writer may recycle the backup's file meanwhile.
   let bytes: Uint8Array = fs.readFileSync(backup);
@@ -46,6 +49,6 @@ export function restoreBackup(file: string, sql: SqlJsStatic, clock: Clock): { a
     fs.renameSync(absolute, aside);
   }
   if (fs.existsSync(journal)) fs.renameSync(journal, `${journal}.replaced-${stamp}`);
-  fs.writeFileSync(absolute, bytes);
+  fs.writeFileSync(absolute, bytes, { flag: 'wx' });
   return { aside, fromJournal };
 }
