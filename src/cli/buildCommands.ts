@@ -26,7 +26,8 @@ const BUILD_OPTIONS: OptionSpecs = {
     value: 'include|hold',
     description: 'Agent-written knowledge nobody approved: include it under an "unreviewed" marker (default) or hold it back until approved.',
   },
-  sources: { type: 'string', value: 'code,docs,git,deployment|all', description: 'Bring in live sources from the workspace (off unless given).' },
+  sources: { type: 'string', value: 'code,docs,git,deployment,logs|all', description: 'Bring in live sources from the workspace (off unless given). With logs, output piped into the command is read too.' },
+  'log-file': { type: 'string', multiple: true, value: 'glob', description: 'Workspace log files the logs source reads (default **/*.log, **/logs/**/*.txt); repeat or comma-separate.' },
   profile: { type: 'string', value: 'auto|bugfix|feature|refactor|infrastructure|research', description: 'Task profile that weighs the live sources (default: detected from the task).' },
 };
 
@@ -100,7 +101,18 @@ async function build(context: CommandContext, trigger: string, withStaleness = f
     }
     if (kinds && sources) {
       const task = request.task ?? store.getActiveTask();
-      const candidates = sources.collectLiveSources({ root: workspaceRoot(context), kinds, ...(task ? { task } : {}), paths: request.paths ?? [] });
+      const logGlobs = listOfValues(context.options, 'log-file');
+      // Piped input is read only when logs are named: `--sources all` from a script with an idle stdin must not wait on it.
+      const piped = rawSources !== undefined && /(?:^|,)\s*logs\s*(?:,|$)/i.test(rawSources) ? await sources.readPipedInput() : undefined;
+      const candidates = sources.collectLiveSources({
+        root: workspaceRoot(context),
+        kinds,
+        ...(task ? { task } : {}),
+        paths: request.paths ?? [],
+        ...(logGlobs.length > 0 ? { logGlobs } : {}),
+        ...(piped ? { logInputs: [{ origin: 'stdin' as const, label: 'stdin', text: piped }] } : {}),
+        ...(request.now ? { now: request.now } : {}),
+      });
       request.sources = { candidates, ...(profile !== undefined ? { profile } : {}) };
     }
     // Taken before the build: its log row is a write, after which the store would read every row again.

@@ -691,7 +691,7 @@ export const createArtifactTool = defineTool({
   lmName: 'contextLedger_createArtifact',
   title: 'Record knowledge',
   description:
-    'Records one piece of project knowledge for future tasks and agents: a decision (with the options weighed), a learning (what surprised you or cost time), ' +
+    'Records one piece of project knowledge for future tasks and agents: a decision (with the options weighed), a learning (what surprised you or cost time), a research finding (the conclusions of an investigation, a spike or documentation you read, with where they came from: links, versions, dates), ' +
     'a module_memory (how a module works and its traps; give its paths), a pattern, a convention, a plan, an adr, a dependency note, a changelog entry or a note. ' +
     'One fact per artifact, specific title, the why in the body. Search first (search_artifacts) to avoid duplicates; to change an existing artifact use propose_version. ' +
     'What you record is marked unreviewed until a person approves it. Returns the new id and URN.',

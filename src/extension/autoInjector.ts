@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { ConfigService } from './config';
 import type { BuiltContext } from './contextService';
 import { DisposableBase } from './disposable';
+import { editorReadsContributedInstructions } from './contributedInstructions';
 import { SETTINGS, SETTINGS_SECTION, STATE_KEYS } from './ids';
 import { checkRelativePath, decideWrite, isOwnedByLedger, renderInstructionsFile } from './instructionsFile';
 import type { LedgerRegistry } from './ledgers';
@@ -20,6 +21,9 @@ import type { Logger } from './logger';
 export class AutoInjector extends DisposableBase {
   private writing: Promise<void> = Promise.resolve();
   private readonly warnedInvalid = new Set<string>();
+  /** Whether the editor reads the contributed chat instructions (then no file is written). */
+  private readonly contributed = editorReadsContributedInstructions(vscode.version);
+  private loggedContributed = false;
 
   constructor(
     private readonly live: LiveContext,
@@ -66,6 +70,15 @@ export class AutoInjector extends DisposableBase {
   private async update(built: BuiltContext): Promise<void> {
     const { folder, result, paths } = built;
     if (!this.enabledFor(folder) || !this.registry.get(folder).exists()) return;
+    if (this.contributed) {
+      // The editor reads the instructions the extension ships (media/chat/), which send the
+      // agent to the ledger's tool for this same context: nothing to write into the repository.
+      if (!this.loggedContributed) {
+        this.loggedContributed = true;
+        this.logger.info(`VS Code ${vscode.version} reads the extension's chat instructions; auto-inject writes no file.`);
+      }
+      return;
+    }
     const configured = this.config.get(folder.uri).autoInject.path;
     const checked = checkRelativePath(configured);
     if ('error' in checked) {

@@ -39,6 +39,8 @@ export interface ExtensionConfig {
   sources: {
     enabled: boolean;
     kinds: SourceKind[];
+    /** Globs of workspace log files for the logs source (default: the collector's). */
+    logFiles?: string[];
     settings: Partial<Record<SourceKind, Partial<SourceSettings>>>;
     profile: string;
     /** `contextLedger.sources.profileRules` when valid (each profile's labels and keywords); absent: the defaults. */
@@ -158,9 +160,11 @@ function readSources(get: RawSettings): ExtensionConfig['sources'] {
   } catch {
     profileRules = undefined;
   }
+  const logFiles = get('sources.logFiles');
   return {
     enabled: bool(get('sources.enabled'), false),
     kinds,
+    ...(Array.isArray(logFiles) && logFiles.every((g) => typeof g === 'string') ? { logFiles: (logFiles).filter((g) => g.trim() !== '') } : {}),
     settings,
     profile: typeof profile === 'string' && isTaskProfile(profile) ? profile : 'auto',
     ...(profileRules ? { profileRules } : {}),

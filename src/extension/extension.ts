@@ -27,6 +27,7 @@ import type { Services } from './services';
 import { type ArtifactTreeNode, ArtifactTreeProvider } from './views/artifactTree';
 import { TaskTreeProvider } from './views/taskView';
 import { TrackedFilesProvider } from './views/trackedFilesView';
+import { TerminalFailures } from './sources/terminalLogs';
 
 /**
  * Builds the services (cheap: the database and the tokenizer load lazily, on first use),
@@ -50,7 +51,8 @@ export function activate(context: vscode.ExtensionContext): Services {
     }),
   );
   const git = own(new GitTracker(registry, logger, context.workspaceState));
-  const contexts = new ContextService(registry, config, tracker, logger, git);
+  const terminals = own(new TerminalFailures(logger));
+  const contexts = new ContextService(registry, config, tracker, logger, git, terminals);
   const live = own(new LiveContext(contexts, registry, config, logger));
   const documents = own(new LedgerDocumentProvider(registry, logger));
   const explain = own(new ExplainDocuments());
@@ -62,6 +64,8 @@ export function activate(context: vscode.ExtensionContext): Services {
   own(new BudgetStatusBar(live, config));
 
   own(git.onDidChange(() => live.schedule()));
+  // A command that just failed is new evidence for the meter and the auto-inject file.
+  own(terminals.onDidRecordFailure(() => live.schedule()));
 
   const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
 

@@ -104,6 +104,8 @@ export const SETTINGS = {
   sourcesProfile: 'sources.profile',
   sourcesCode: 'sources.code',
   sourcesDiagnostics: 'sources.diagnostics',
+  sourcesLogs: 'sources.logs',
+  sourcesLogFiles: 'sources.logFiles',
   sourcesDocs: 'sources.docs',
   sourcesDeployment: 'sources.deployment',
   sourcesGit: 'sources.git',

@@ -25,7 +25,8 @@ import {
   titleLine,
   trimBlankLines,
 } from './render';
-import { DAY_MS, expectedWorth, scoreComponents, sumComponents } from './score';
+import { DAY_MS, expectedWorth, kindFactor, scoreComponents, sumComponents } from './score';
+import { detectProfile, resolveProfileRules } from '../sources/profiles';
 import { foldForPhrase } from './text';
 import type * as Compress from '../compress';
 import type {
@@ -398,6 +399,10 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const candidates: Candidate[] = [];
   let bm25Max = 0;
   for (const doc of idx.docs) if (doc.slot >= 0 && bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
+  // The task's profile matters to the ledger's own knowledge only for research findings: asked once, when one is scored.
+  let researchTask: boolean | undefined;
+  const isResearchTask = (): boolean =>
+    (researchTask ??= detectProfile(task, resolveProfileRules(request.sources?.profileRules), request.sources?.profile).profile === 'research');
   for (const doc of idx.docs) {
     const a = doc.artifact;
     for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
@@ -473,6 +478,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
         typePriority: options.typePriority[a.type] ?? maxTypePriority,
         maxTypePriority,
         feedback: feedback.get(a.id),
+        kindFactor: kindFactor(a.type, (now.getTime() - doc.updatedMs) / DAY_MS, isResearchTask),
       },
       options,
     );

@@ -1,4 +1,4 @@
-import type { Feedback } from '../model';
+import { type ArtifactType, type Feedback, FADING_HALF_LIFE_DAYS } from '../model';
 import type { AssembleOptions, ScoreComponents } from './types';
 
 export const DAY_MS = 86_400_000;
@@ -18,7 +18,23 @@ export interface ScoreInput {
   typePriority: number;
   maxTypePriority: number;
   feedback: Feedback | undefined;
+  /** How much the artifact's kind counts for this task, its age and the task's profile aside from text (1 = as is): see `kindFactor`. */
+  kindFactor?: number;
 }
+
+/**
+ * Research findings fade with age (FADING_HALF_LIFE_DAYS) and count more when the task is
+ * itself research (a spike builds on the last spike); every other kind counts as it is.
+ */
+export function kindFactor(type: ArtifactType, ageDays: number, researchTask: () => boolean): number {
+  const halfLife = FADING_HALF_LIFE_DAYS[type];
+  if (halfLife === undefined) return 1;
+  const fade = Math.pow(0.5, Math.max(0, ageDays) / halfLife);
+  return fade * (type === 'research' && researchTask() ? RESEARCH_PROFILE_BOOST : 1);
+}
+
+/** A research task weighs earlier findings this much more: the profile weighs its own kind of knowledge, as it does its sources. */
+const RESEARCH_PROFILE_BOOST = 1.3;
 
 export function emptyComponents(): ScoreComponents {
   return { relevance: 0, reference: 0, path: 0, recency: 0, type: 0, feedback: 0 };
@@ -43,7 +59,7 @@ export function feedbackSignal(feedback: Feedback | undefined): number {
 /** Weighted score components; the score is their sum. */
 export function scoreComponents(input: ScoreInput, options: AssembleOptions): ScoreComponents {
   const w = options.weights;
-  const relevance = input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0;
+  const relevance = (input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0) * (input.kindFactor ?? 1);
   // A path match says "this is about the files in play"; whether it is about the task is
   // the text's job. So the path signal grows with relevance, keeping `pathAlone` of it without.
   const topical = options.pathAlone + (1 - options.pathAlone) * relevance;
