@@ -20,6 +20,7 @@ import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
+import { refuseLink } from '../node/persistence/noLinks';
 import { readFileBytes, readStdin, readStdinBytes, readTextFile } from '../node/files';
 import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
@@ -402,7 +403,11 @@ const exportCommand: Command = {
     }
     const out = stringOption(context.options, 'out');
     if (out) {
-      fs.writeFileSync(path.resolve(context.cwd, out), text);
+      const target = path.resolve(context.cwd, out);
+      refuseLink(target, 'the export file');
+      // 'wx' after removing a previous export: a link planted meanwhile is not written through.
+      fs.rmSync(target, { force: true });
+      fs.writeFileSync(target, text, { flag: 'wx' });
       context.err(`Exported ${artifacts.length} artifact versions to ${out}.`);
     } else {
       process.stdout.write(text);

@@ -17,6 +17,7 @@ import { mirrorSlug, parseMirrorFile, renderMirrorFile } from '../core/formats/m
 import { type Artifact, type ArtifactInput, UserError } from '../core/model';
 import type { LedgerStore } from '../core/store';
 import { OutputFolder } from './outputFolder';
+import { faultPoint } from './persistence/faultInjection';
 import { listFolder, readFolderFiles } from './sourceFolder';
 
 interface SyncState {
@@ -25,6 +26,13 @@ interface SyncState {
   folder: string;
   /** Per chain: the file it was written to (null once its file was deleted) and the hash of that text. */
   chains: Record<string, { path: string | null; hash: string }>;
+  /**
+   * New files (no id yet) a sync is importing, recorded before its database write: a
+   * kill after that write but before the files get their ids would otherwise make the
+   * next sync import them again. Per path: the hash of the file as read, and the
+   * artifact it became (present in the database only if that write happened).
+   */
+  pending?: Record<string, { hash: string; chainId: string; artifactId: string }>;
 }
 
 export interface SyncReport {
@@ -76,7 +84,8 @@ function plan(
   files: MirrorEntry[],
   held: ReadonlySet<string>,
   report: SyncReport,
-): { writes: Map<string, string>; removes: string[]; copies: Map<string, string> } {
+): { writes: Map<string, string>; removes: string[]; copies: Map<string, string>; pending: NonNullable<SyncState['pending']> } {
+  const pending: NonNullable<SyncState['pending']> = {};
   const writes = new Map<string, string>();
   const removes: string[] = [];
   const copies = new Map<string, string>();
@@ -208,8 +217,9 @@ function plan(
     const { artifact } = store.importArtifact(file.input);
     report.added.push(artifact.id);
     writeFile(artifact.chainId, artifact, file.path);
+    pending[file.path] = { hash: hashOf(file.content), chainId: artifact.chainId, artifactId: artifact.id };
   }
-  return { writes, removes, copies };
+  return { writes, removes, copies, pending };
 }
 
 export interface SyncOptions {
@@ -233,21 +243,31 @@ export async function syncMirror(options: SyncOptions): Promise<SyncReport> {
     const mdPaths = listing.paths.filter((p) => p.endsWith('.md') && !/\.conflict-[0-9TZ]+\.md$/.test(p));
     const read = readFolderFiles(folder.root, mdPaths);
     for (const s of [...listing.skipped, ...read.skipped]) report.problems.push({ path: s.where, message: s.reason });
+    const state = readState(stateFile, folder.root);
     const entries: MirrorEntry[] = [];
     for (const f of read.files) {
       try {
-        entries.push({ path: f.path, content: f.content, input: parseMirrorFile(f.path, f.content) });
+        const input = parseMirrorFile(f.path, f.content);
+        // A new file a killed sync imported (its artifact is in the database) but could not give its id: it is that artifact's file.
+        const imported = state.pending?.[f.path];
+        if (imported && !input.chainId && !input.id && hashOf(f.content) === imported.hash && store.getArtifact(imported.artifactId)) input.chainId = imported.chainId;
+        entries.push({ path: f.path, content: f.content, input });
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
         report.problems.push({ path: f.path, message: error.message.replace(`${f.path}: `, '') });
       }
     }
-    const state = readState(stateFile, folder.root);
     // A file that cannot be read this time keeps its chain untouched: nothing is overwritten or archived.
     const unreadable = new Set(report.problems.map((p) => p.path));
     const held = new Set(Object.entries(state.chains).filter(([, entry]) => entry.path !== null && unreadable.has(entry.path)).map(([chainId]) => chainId));
-    return { ...store.transaction(() => plan(store, state, entries, held, report)), state };
+    const recorded = { ...state, chains: { ...state.chains } };
+    const work = store.transaction(() => plan(store, state, entries, held, report));
+    // Recorded before the database is written (this function runs before it is saved).
+    if (Object.keys(work.pending).length > 0) writeState(stateFile, { ...recorded, pending: work.pending });
+    faultPoint('sync-pending-recorded');
+    return { ...work, state };
   });
+  faultPoint('sync-database-written');
   // Files follow the saved database: a crash in between is repaired by the next sync.
   for (const [at, text] of work.copies) conflicts.write(at, text);
   for (const conflict of report.conflicts) if (conflict.copy) conflict.copy = path.join(conflicts.root, conflict.copy);
@@ -261,6 +281,8 @@ export async function syncMirror(options: SyncOptions): Promise<SyncReport> {
     folder.remove(at);
     report.removed.push(at);
   }
+  faultPoint('sync-files-written');
+  delete work.state.pending;
   writeState(stateFile, work.state);
   return report;
 }
