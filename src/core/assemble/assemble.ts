@@ -402,7 +402,10 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     const a = doc.artifact;
     for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
     const intended = doc.layer;
-    if (a.status === 'superseded') {
+    const standingIn = doc.standIn === true && options.unreviewed === 'hold';
+    // An earlier version standing in for a held one counts only while holding.
+    if (doc.standIn && !standingIn && a.status !== 'superseded') continue;
+    if (a.status === 'superseded' && !standingIn) {
       const by = supersededBy.get(a.chainId) ?? (typeof a.extra.supersededBy === 'string' ? a.extra.supersededBy : undefined);
       leftOut.push(leftOutItem(a, intended, 'superseded', by ? `superseded by ${by}` : undefined));
       continue;
@@ -850,7 +853,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   // Older versions need the database: listed now, while the store is surely open.
   const olderVersions: ExcludedItem[] = [];
   if (options.reportOlderVersions) {
-    const latestIds = new Set(idx.docs.map((d) => d.artifact.id));
+    const latestIds = new Set(idx.docs.filter((d) => !d.standIn || d.artifact.status === 'superseded').map((d) => d.artifact.id));
     for (const a of store.listArtifacts({ allVersions: true })) {
       if (!latestIds.has(a.id)) olderVersions.push({ id: a.id, title: a.title, type: a.type, layer: intendedLayer(a), reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
     }
