@@ -31,7 +31,7 @@ import {
   URN_PREFIX,
 } from './model';
 import { asUnreviewed, type AgentChannel, isUnreviewed, nextVersionId, reviewBadge } from './review';
-import type { LedgerStore } from './store';
+import { type LedgerStore, MAX_BODY_BYTES } from './store';
 import type { LiveSourcesRequest } from './sources/report';
 import { TokenCounter } from './tokens';
 
@@ -742,6 +742,7 @@ export const getArtifactTool = defineTool({
       .number({ error: 'must be a whole number of characters.' })
       .int({ error: 'must be a whole number of characters.' })
       .min(0, { error: 'must be 0 or more.' })
+      .max(MAX_BODY_BYTES, { error: `must be at most ${MAX_BODY_BYTES}.` })
       .optional()
       .describe('Where in the body to start, in characters (default 0); use the nextOffset of the previous page.'),
     limit: z
