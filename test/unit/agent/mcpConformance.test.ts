@@ -15,6 +15,7 @@ import { LATEST_PROTOCOL_VERSION, ResourceListChangedNotificationSchema } from '
 import { buildContextTool, type LedgerAccess } from '../../../src/core/agentTools';
 import { resolveOptions } from '../../../src/core/assemble';
 import { ledgerIndex } from '../../../src/core/assemble/cache';
+import { titleLine } from '../../../src/core/assemble/render';
 import { LedgerFile } from '../../../src/node/ledgerFile';
 import { CLI, cli, jsonOf, memoryStore, tempDir } from '../helpers';
 
@@ -202,17 +203,10 @@ describe('MCP conformance: defects', () => {
   });
 
   test('"Also noted" lines are ledger:// URIs, and the notes on ignored paths survive the smallest budget', async () => {
-    // A ledger of only these notes: some budget between "all previews" and "a few in full" leaves titles only.
-    const notes = path.join(dir, 'notes');
-    fs.mkdirSync(notes);
-    assert.equal(cli(['init'], { cwd: notes }).code, 0);
-    writeJsonl(path.join(notes, 'notes.jsonl'), Array.from({ length: 12 }, (_, i) => ({ id: `cache-note-${i}`, type: 'note', title: `Cache note ${i}`, body: `The render cache keeps entry ${i} for a while. ${'It is evicted when the budget of the cache runs out, oldest first. '.repeat(30)}` })));
-    assert.equal(cli(['import', path.join(notes, 'notes.jsonl')], { cwd: notes }).code, 0);
-    // The assembler renders the lines (the same for every surface); here the CLI's build, whose budget leaves titles only.
-    const built = cli(['build', '--budget', '400', '--task-description', 'render cache entry'], { cwd: notes });
-    const noted = built.stdout.split('## Also noted')[1];
-    assert.ok(noted, built.stdout);
-    for (const line of noted.split('\n').filter((l) => l.startsWith('- '))) assert.match(line, / ledger:\/\/artifact\/[\w-]+$/, line);
+    // The line the assembler renders for a title-only item (every surface uses it).
+    const store = await memoryStore();
+    const artifact = store.createArtifact({ type: 'note', title: 'Cache note', body: 'b', id: 'cache-note' });
+    assert.equal(titleLine(artifact, artifact.title), '- Cache note (note) ledger://artifact/cache-note');
     const small = await session.call('build_context', { task: 'uploads retry', budget: 100, paths: ['/etc/passwd'] });
     assert.equal(small.isError, false, small.text);
     assert.match(small.text, /Ignored paths outside the workspace: "\/etc\/passwd"/);
