@@ -272,7 +272,7 @@ class LedgerWorker {
   request(message: WorkerRequest, onProgress?: (done: number, total: number, message: string) => void): { id: number; done: Promise<FromWorker & { type: 'result' }> } {
     const id = this.nextId++;
     const done = new Promise<FromWorker & { type: 'result' }>((resolve) => this.pending.set(id, { resolve, ...(onProgress ? { onProgress } : {}) }));
-    this.worker.postMessage({ ...message, id } as ToWorker);
+    this.worker.postMessage({ ...message, id });
     return { id, done };
   }
 
@@ -324,6 +324,8 @@ function createMcpServer(worker: LedgerWorker): Server {
   );
 
   const call = async (tool: string, args: unknown, extra?: { signal: AbortSignal; onProgress?: (done: number, total: number, message: string) => void }) => {
+    // A cancellation read in the same chunk as its request aborts the signal before this handler runs.
+    if (extra?.signal.aborted) return { type: 'result' as const, id: 0, cancelled: true };
     const agent = server.getClientVersion()?.name;
     const pending = worker.request({ type: 'call', tool, args, ...(agent ? { agent } : {}), progress: extra?.onProgress !== undefined }, extra?.onProgress);
     const onAbort = () => worker.cancel(pending.id);
@@ -469,12 +471,12 @@ const PROMPTS: readonly McpPrompt[] = [
     title: 'Record what was learned',
     description: 'Asks the agent to record one fact, decision or convention in the ledger (create_artifact), after checking it is not already there.',
     arguments: [{ name: 'fact', description: 'What to remember, in a sentence or a paragraph.', required: true }],
-    async render(args) {
-      return (
+    render(args) {
+      return Promise.resolve(
         'Record this in the Context Ledger as one artifact. First call search_artifacts with its keywords: if an artifact already says it, ' +
         'update that one with propose_version instead. Otherwise call create_artifact with the best type (decision, learning, convention, pattern, ' +
         'module_memory with its paths, ...), a short specific title, and the why in the body.\n\n' +
-        `What to remember: ${args.fact}`
+        `What to remember: ${args.fact}`,
       );
     },
   },
