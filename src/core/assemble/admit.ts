@@ -57,7 +57,9 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
   const a = doc.artifact;
   const intended = doc.layer;
   const out = (reason: ExcludedItem['reason'], detail: string | undefined): AdmitOutcome => ({ admitted: false, excluded: leftOutItem(a, intended, reason, detail) });
-  if (a.status === 'superseded') {
+  // The reviewed version a held proposal would replace stays in until a person approves.
+  const standingIn = doc.standIn === true && ctx.options.unreviewed === 'hold';
+  if (a.status === 'superseded' && !standingIn) {
     const by = ctx.supersededBy.get(a.chainId) ?? (typeof a.extra.supersededBy === 'string' ? a.extra.supersededBy : undefined);
     return out('superseded', by ? `superseded by ${by}` : undefined);
   }

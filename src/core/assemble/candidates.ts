@@ -107,6 +107,8 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   for (const doc of idx.docs) {
     const a = doc.artifact;
     for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
+    // An earlier version standing in for a held proposal counts only while holding.
+    if (doc.standIn && options.unreviewed !== 'hold' && a.status !== 'superseded') continue;
     const admitted = admit(doc, admitContext, invalidGlobs);
     if (!admitted.admitted) {
       leftOut.push(admitted.excluded);

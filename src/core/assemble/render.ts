@@ -134,7 +134,8 @@ export function previewBlock(artifact: Artifact, title: string, preview: string)
 }
 
 export function titleLine(artifact: Artifact, title: string): string {
-  return `- ${marked(artifact, title)} (${typeLabel(artifact)}) ${artifact.id}`;
+  // The URN, not the bare id: it is what get_artifact and the resource template take, and what the heading promises.
+  return `- ${marked(artifact, title)} (${typeLabel(artifact)}) ${artifactUrn(artifact.id)}`;
 }
 
 export interface RenderedSection {

@@ -174,7 +174,7 @@ export function reportResult(input: ReportInput, startedMs: number): { result: A
   // Older versions need the database: listed now, while the store is surely open.
   const olderVersions: ExcludedItem[] = [];
   if (options.reportOlderVersions) {
-    const latestIds = new Set(build.idx.docs.map((d) => d.artifact.id));
+    const latestIds = new Set(build.idx.docs.filter((d) => !d.standIn || d.artifact.status === 'superseded').map((d) => d.artifact.id));
     for (const a of store.listArtifacts({ allVersions: true })) {
       if (!latestIds.has(a.id)) olderVersions.push({ id: a.id, title: a.title, type: a.type, layer: intendedLayer(a), reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
     }
