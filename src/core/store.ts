@@ -23,6 +23,7 @@ import {
   isTokenizerName,
   TASK_EVENT_KINDS,
 } from './model';
+import { newArtifactId, newVersionId } from './ids';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import type { TermVectorStore } from './assemble/termVectors';
 import { contentHash, type TokenCountCache } from './tokens';
@@ -437,11 +438,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   }
 
   private newId(type: ArtifactType): string {
-    const stamp = this.clock.now().toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
-    const base = `${type.replace('_', '-')}-${stamp}`;
-    let id = base;
-    for (let n = 2; this.exists(id); n++) id = `${base}-${n}`;
-    return id;
+    return newArtifactId(type, this.clock.now(), (id) => this.exists(id));
   }
 
   private exists(id: string): boolean {
@@ -520,6 +517,8 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
       ...latest,
       ...patch,
       conditions: patch.conditions ? { ...latest.conditions, ...patch.conditions } : latest.conditions,
+      // The author of a version pulled from a teammate's mirror (mirrorSync) is not the author of the next one.
+      extra: withoutKey(latest.extra, 'author'),
       id: options.id ?? this.versionId(latest.chainId, latest.version + 1),
       chainId: latest.chainId,
       version: latest.version + 1,
@@ -550,9 +549,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   }
 
   private versionId(chainId: string, version: number): string {
-    let id = `${chainId}-v${version}`;
-    for (let n = 2; this.exists(id); n++) id = `${chainId}-v${version}-${n}`;
-    return id;
+    return newVersionId(chainId, version, (id) => this.exists(id));
   }
 
   /** Marks the chain of `oldRef` superseded by the chain of `newRef`. */
@@ -1248,4 +1245,10 @@ export function utf8ByteLength(text: string): number {
     else bytes += 3;
   }
   return bytes;
+}
+
+function withoutKey(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  if (!(key in record)) return record;
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
 }

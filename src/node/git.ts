@@ -226,3 +226,31 @@ export function cachedGit(root: string): GitState | undefined {
   const stamp = gitStamp(root);
   return stamp === undefined ? readGit(root) : gitCache.get(root, stamp, () => readGit(root));
 }
+
+/**
+ * Who last committed each of `files` (paths relative to `folder`), as `Name <email>`, for
+ * the files whose working copy is what that commit holds: a file edited since (or never
+ * committed) is this person's, and gets no entry. One `git status` and one `git log`
+ * over the folder, however many files; nothing when the folder is no repository.
+ */
+export function lastCommitAuthors(folder: string, files: readonly string[]): Map<string, string> {
+  const authors = new Map<string, string>();
+  if (files.length === 0) return authors;
+  const wanted = new Set(files);
+  const status = git(folder, ['status', '--porcelain', '-z', '--untracked-files=all', '--', '.']);
+  if (status === undefined) return authors;
+  const prefix = git(folder, ['rev-parse', '--show-prefix'])?.trim() ?? '';
+  for (const entry of status.split('\0')) {
+    const file = entry.slice(3);
+    if (entry.length > 3 && file.startsWith(prefix)) wanted.delete(file.slice(prefix.length));
+  }
+  if (wanted.size === 0) return authors;
+  const log = git(folder, ['log', `-n${MAX_HISTORY}`, '--no-merges', '--format=%x01%an <%ae>', '--name-only', '--relative', '--', '.']);
+  let author = '';
+  for (const line of (log ?? '').split('\n')) {
+    if (line.startsWith('\u0001')) author = line.slice(1);
+    else if (line !== '' && wanted.delete(line)) authors.set(line, author);
+    if (wanted.size === 0) break;
+  }
+  return authors;
+}
