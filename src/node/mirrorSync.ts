@@ -365,19 +365,30 @@ export async function resolveMirrorConflict(options: SyncOptions & { chainId: st
   const { dbFile, chainId, keep } = options;
   const folder = new OutputFolder(options.dir ?? mirrorFolderOf(dbFile));
   const stateFile = stateFileOf(dbFile);
-  const { artifact, file } = await options.write((store) => {
+  const { artifact, files } = await options.write((store) => {
     const state = readState(stateFile, folder.root);
     const conflict = state.conflicts[chainId] ?? Object.values(state.conflicts).find((c) => c.mine === chainId || c.theirs === chainId || c.path === chainId);
     if (!conflict) throw new UserError(`No conflict on "${chainId}".`, 'Conflicts are listed by `context-ledger sync`.');
     const chain = conflict.chainId;
     const mine = conflict.mine ? store.getArtifact(conflict.mine) : undefined;
     let theirs = conflict.theirs ? store.getArtifact(conflict.theirs) : undefined;
+    const files: { at: string; content: string }[] = [];
     if (conflict.kind === 'markers') {
       const text = folder.read(conflict.path);
       const sides = text === undefined ? undefined : splitConflictMarkers(text);
       if (sides) {
         const input = parseMirrorFile(conflict.path, sides.theirs);
-        theirs = store.importArtifact({ ...input, chainId: chain }).artifact;
+        const other = input.chainId ?? input.id;
+        if (other !== undefined && other !== chain && !store.latestOfChain(other)) {
+          // Two clones added artifacts whose titles made one file name: two artifacts, not two sides; both stay.
+          const added = store.importArtifact(input).artifact;
+          const at = `${added.type}/${mirrorSlug(added.title, added.chainId)}-${createHash('sha256').update(added.chainId).digest('hex').slice(0, 8)}.md`;
+          const content = render(added);
+          files.push({ at, content });
+          state.chains[added.chainId] = { path: at, hash: hashOf(content), db: hashOf(content) };
+        } else {
+          theirs = store.importArtifact({ ...input, chainId: chain }).artifact;
+        }
       }
     }
     const latest = store.latestOfChain(chain);
@@ -391,8 +402,9 @@ export async function resolveMirrorConflict(options: SyncOptions & { chainId: st
     state.chains[chain] = { path: at, hash: hashOf(content), db: hashOf(content) };
     delete state.stamps[at];
     writeState(stateFile, state);
-    return { artifact: kept, file: { at, content } };
+    files.push({ at, content });
+    return { artifact: kept, files };
   });
-  folder.write(file.at, file.content);
+  for (const file of files) folder.write(file.at, file.content);
   return artifact;
 }
