@@ -254,3 +254,30 @@ export function lastCommitAuthors(folder: string, files: readonly string[]): Map
   }
   return authors;
 }
+
+/**
+ * Keeps a generated file out of `git status` without touching the team's `.gitignore`:
+ * lists `relative` (to `root`) in the repository's own `.git/info/exclude`, which is never
+ * committed. Returns 'excluded' when it added the line, 'ignored' when git ignores the file
+ * already, 'tracked' when it is committed (an exclude cannot hide that), and undefined
+ * when `root` is in no repository.
+ */
+export function excludeFromGit(root: string, relative: string): 'excluded' | 'ignored' | 'tracked' | undefined {
+  const out = git(root, ['rev-parse', '--show-prefix', '--git-path', 'info/exclude']);
+  if (out === undefined) return undefined;
+  const [prefix = '', excludePath = ''] = out.split('\n');
+  if (git(root, ['ls-files', '--error-unmatch', '--', relative]) !== undefined) return 'tracked';
+  if (git(root, ['check-ignore', '-q', '--no-index', '--', relative]) !== undefined) return 'ignored';
+  const file = path.resolve(root, excludePath.trim());
+  const line = `/${prefix.trim()}${relative.replace(/\\/g, '/')}`.replace(/([*?[\]!#\\])/g, '\\$1');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let existing = '';
+  try {
+    existing = fs.readFileSync(file, 'utf8');
+  } catch {
+    // No exclude file yet.
+  }
+  const text = `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}# Written by Context Ledger: its auto-inject file is generated, not for commits.\n${line}\n`;
+  fs.writeFileSync(file, text);
+  return 'excluded';
+}

@@ -100,7 +100,7 @@ async function pickFolder(s: Services, verb: string): Promise<vscode.WorkspaceFo
 }
 
 /** Shows a progress notification only when `task` is still running after a second. */
-async function withDelayedProgress<T>(title: string, task: Promise<T>): Promise<T> {
+export async function withDelayedProgress<T>(title: string, task: Promise<T>): Promise<T> {
   let done = false;
   const settled = task.finally(() => (done = true));
   const timer = new Promise<void>((resolve) => setTimeout(resolve, 1000));
