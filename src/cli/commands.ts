@@ -16,32 +16,12 @@ import {
 import type { ImportFormat } from '../core/formats/common';
 import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
-import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
+import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
-import { defaultDatabasePath, readStdin, readTextFile } from '../node/files';
-import { isWorkspaceLedger, mirrorFolderOf } from '../node/ledgerFolder';
-import { mirrorHasChanges, mirrorHasFiles } from '../node/mirrorState';
-import {
-  type CommandSpec,
-  integerOption,
-  listOfValues,
-  type OptionSpecs,
-  type ParsedOptions,
-  stringOption,
-} from './args';
-
-export interface CommandContext {
-  options: ParsedOptions;
-  positionals: string[];
-  cwd: string;
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export interface Command extends CommandSpec {
-  run(context: CommandContext): Promise<number | void>;
-}
+import { readStdin, readTextFile } from '../node/files';
+import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
+import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
 
 const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: the type and a time-ordered random id, unique across machines).' } };
 
@@ -58,97 +38,6 @@ const ARTIFACT_FIELD_OPTIONS: OptionSpecs = {
   source: { type: 'string', description: 'Who or what wrote it (default: user).' },
   pinned: { type: 'boolean', description: 'Always include it in the fixed tier.' },
 };
-
-function isJson(context: CommandContext): boolean {
-  return context.options.format === 'json';
-}
-
-function printJson(context: CommandContext, value: unknown): void {
-  context.out(JSON.stringify(value, null, 2));
-}
-
-function databasePath(context: CommandContext): { file: string; isDefault: boolean } {
-  const given = stringOption(context.options, 'db');
-  if (given) return { file: path.resolve(context.cwd, given), isDefault: false };
-  return { file: defaultDatabasePath(context.cwd).file, isDefault: true };
-}
-
-/** The workspace: the folder holding the ledger found from cwd (or --db), else cwd. */
-function workspaceOf(context: CommandContext): string {
-  const db = stringOption(context.options, 'db');
-  if (db) {
-    const file = path.resolve(context.cwd, db);
-    const folder = path.dirname(file);
-    return path.basename(folder) === '.context-ledger' ? path.dirname(folder) : context.cwd;
-  }
-  const found = defaultDatabasePath(context.cwd);
-  return found.found ? path.dirname(path.dirname(found.file)) : context.cwd;
-}
-
-async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
-  const { file, isDefault } = databasePath(context);
-  return LedgerFile.open(file, { create, createFolder: create && isDefault });
-}
-
-/**
- * Opens a workspace ledger as its team shares it: what the Markdown mirror got from git
- * since the last command (a pull, a checkout, a teammate's edit) is imported first, and a
- * clone with a mirror and no database builds its ledger from the mirror. Cheap when
- * nothing changed: the mirror's files are stat-ed, not read (src/node/mirrorSync.ts).
- */
-async function openShared(context: CommandContext, create: boolean): Promise<LedgerFile> {
-  const { file, isDefault } = databasePath(context);
-  if (!isWorkspaceLedger(file)) return openLedger(context, create);
-  const fresh = !fs.existsSync(file) && mirrorHasFiles(file);
-  if (fresh) context.err(`context-ledger: building the ledger from the Markdown mirror in ${path.relative(context.cwd, mirrorFolderOf(file)) || '.'}…`);
-  const ledger = await LedgerFile.open(file, { create: create || fresh, createFolder: (create || fresh) && isDefault });
-  try {
-    if (fresh || mirrorHasChanges(file)) await followMirror(context, ledger);
-  } catch (error) {
-    ledger.close();
-    throw error;
-  }
-  return ledger;
-}
-
-/** Syncs the mirror both ways for a command; what it finds is said on stderr, and never fails the command. */
-async function followMirror(context: CommandContext, ledger: LedgerFile): Promise<void> {
-  const { syncMirror } = await import('../node/mirrorSync.js');
-  try {
-    const report = await syncMirror({ dbFile: ledger.file, auto: true, write: (fn) => ledger.write(fn) });
-    const pulled = report.added.length + report.updated.length + report.archived.length;
-    if (pulled > 0) context.err(`context-ledger: from the Markdown mirror: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
-    for (const c of report.conflicts) context.err(`context-ledger: CONFLICT ${c.path}: ${c.note}`);
-    for (const p of report.problems.slice(0, 10)) context.err(`context-ledger: mirror file ${p.path} skipped: ${p.message}`);
-  } catch (error) {
-    if (!(error instanceof UserError)) throw error;
-    context.err(`context-ledger: the Markdown mirror was not synced: ${error.message}`);
-  }
-}
-
-/**
- * Opens the ledger, runs a write under its lock, persists, and closes. A write that may
- * change artifacts is mirrored at once, so a commit after it carries it.
- */
-async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true, changesArtifacts = true): Promise<T> {
-  const ledger = await openShared(context, create);
-  try {
-    const result = await ledger.write(fn);
-    if (changesArtifacts && isWorkspaceLedger(ledger.file)) await followMirror(context, ledger);
-    return result;
-  } finally {
-    ledger.close();
-  }
-}
-
-async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
-  const ledger = await openShared(context, false);
-  try {
-    return await fn(ledger.store);
-  } finally {
-    ledger.close();
-  }
-}
 
 async function bodyFromOptions(context: CommandContext): Promise<string | undefined> {
   const inline = stringOption(context.options, 'body');
@@ -653,4 +542,4 @@ export const BASE_COMMANDS: readonly Command[] = [
   taskCommand,
 ];
 
-export { withRead, withWrite, isJson, printJson, openLedger, databasePath, workspaceOf };
+export { type Command, type CommandContext, withRead, withWrite, isJson, printJson, openLedger, databasePath, workspaceOf } from './commandContext';
