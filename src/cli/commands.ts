@@ -25,7 +25,7 @@ import { readFileBytes, readStdin, readStdinBytes, readTextFile } from '../node/
 import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
 
-const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: generated from type and time).' } };
+const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: the type and a time-ordered random id, unique across machines).' } };
 
 const ARTIFACT_FIELD_OPTIONS: OptionSpecs = {
   type: { type: 'string', description: `Artifact type: ${ARTIFACT_TYPES.join(', ')}.` },
@@ -299,7 +299,7 @@ const historyCommand: Command = {
   async run(context) {
     const versions = await withRead(context, (store) => store.history(context.positionals[0]!));
     if (isJson(context)) return printJson(context, versions);
-    const lines = versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}`);
+    const lines = versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}${typeof v.extra.author === 'string' ? `  by ${v.extra.author}` : ''}`);
     if (versions.length > 1) lines.push('', 'Bring an older version back with `context-ledger revert <id>`.');
     context.out(lines.join('\n'));
   },

@@ -13,7 +13,7 @@ import { allSkipped, applyImport, type FolderImportReport, type FormatReport, no
 import { type RuleFilesWritten, writeRuleFiles } from '../node/ruleFileExport';
 import { integerOption, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite, workspaceOf } from './commandContext';
-import { syncCommand } from './syncCommand';
+import { resolveCommand, syncCommand } from './syncCommand';
 import { whichCommand } from './whichCommand';
 
 function isImportFormat(value: string): value is ImportFormat {
@@ -142,4 +142,4 @@ export async function exportRuleFiles(context: CommandContext, targetName: strin
   return report.refused.length > 0 ? 1 : 0;
 }
 
-export const INTEROP_COMMANDS: readonly Command[] = [importFolderCommand, syncCommand, whichCommand];
+export const INTEROP_COMMANDS: readonly Command[] = [importFolderCommand, syncCommand, resolveCommand, whichCommand];

@@ -31,7 +31,8 @@ export interface ExtensionConfig {
   previews: boolean;
   /** `contextLedger.export.ruleFileBudget`: tokens per file that Export to Agent Rules writes. */
   ruleFileBudget: number;
-  autoInject: { enabled: boolean; path: string };
+  /** `commit`: let git see the file (else it is listed in the repository's .git/info/exclude). */
+  autoInject: { enabled: boolean; path: string; commit: boolean };
   tracking: { enabled: boolean; exclude: string[]; halfLifeHours: number };
   databasePath: string;
   statusBar: { enabled: boolean };
@@ -117,7 +118,7 @@ export function readConfig(get: RawSettings): ExtensionConfig {
     recencyHalfLifeDays: typeof halfLife === 'number' && Number.isFinite(halfLife) ? num(halfLife, 90, 1, 3650) : undefined,
     previews: bool(get('previews'), true),
     ruleFileBudget: Math.round(num(get('export.ruleFileBudget'), RULE_FILE_BUDGET.default, RULE_FILE_BUDGET.min, RULE_FILE_BUDGET.max)),
-    autoInject: { enabled: bool(get('autoInject.enabled'), true), path: nonEmptyString(get('autoInject.path'), DEFAULT_INSTRUCTIONS_PATH) },
+    autoInject: { enabled: bool(get('autoInject.enabled'), true), path: nonEmptyString(get('autoInject.path'), DEFAULT_INSTRUCTIONS_PATH), commit: bool(get('autoInject.commit'), false) },
     tracking: {
       enabled: bool(get('tracking.enabled'), true),
       exclude: Array.isArray(exclude) ? exclude.filter((g): g is string => typeof g === 'string' && g.trim() !== '') : [],

@@ -4,6 +4,7 @@ import type { LedgerStore } from '../core/store';
 import { registerAgentFeatures } from './agent';
 import { TYPE_DESCRIPTIONS, TYPE_ICONS, TYPE_LABELS } from './artifactTreeModel';
 import { AutoInjector } from './autoInjector';
+import { MirrorFollower } from './mirrorFollower';
 import { formatTokens } from './budgetMeter';
 import { BudgetStatusBar } from './budgetStatusBar';
 import { ConfigService } from './config';
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): Services {
   own(git.onDidChange(() => live.schedule()));
   // A command that just failed is new evidence for the meter and the auto-inject file.
   own(terminals.onDidRecordFailure(() => live.schedule()));
+  const mirror = own(new MirrorFollower(registry, logger));
 
   const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
 
@@ -78,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): Services {
   registerInteropFeatures(context, services);
   registerInspector(context, services);
 
+  mirror.start();
   live.schedule(0);
   logger.info(`Activated in ${(performance.now() - started).toFixed(1)} ms`);
   return services;

@@ -93,6 +93,7 @@ export const SETTINGS = {
   previews: 'previews',
   autoInjectEnabled: 'autoInject.enabled',
   autoInjectPath: 'autoInject.path',
+  autoInjectCommit: 'autoInject.commit',
   trackingEnabled: 'tracking.enabled',
   trackingExclude: 'tracking.exclude',
   trackingHalfLifeHours: 'tracking.halfLifeHours',
