@@ -14,6 +14,7 @@ import {
   UserError,
 } from '../core/model';
 import type { ImportFormat } from '../core/formats/common';
+import { linkOf } from '../core/formats/linked';
 import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
@@ -85,7 +86,8 @@ function workspaceOf(context: CommandContext): string {
 
 async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
   const { file, isDefault } = databasePath(context);
-  return LedgerFile.open(file, { create, createFolder: create && isDefault });
+  // `--db .context-ledger/ledger.db` names the default place: its folder is made as for the default.
+  return LedgerFile.open(file, { create, createFolder: create && (isDefault || path.basename(path.dirname(file)) === '.context-ledger') });
 }
 
 /** Opens the ledger, runs a write under its lock, persists, and closes. */
@@ -255,9 +257,15 @@ const showCommand: Command = {
   options: {},
   positionals: [1, 1],
   async run(context) {
-    const artifact = await withRead(context, (store) => store.requireArtifact(context.positionals[0]!));
+    const { artifact, latest } = await withRead(context, (store) => {
+      const found = store.requireArtifact(context.positionals[0]!);
+      return { artifact: found, latest: store.latestOfChain(found.chainId)! };
+    });
     if (isJson(context)) return printJson(context, artifact);
-    context.out(`${describeArtifact(artifact)}\n\n${artifact.body}`);
+    const newer = latest.id !== artifact.id ? `\n  newer:    version ${latest.version} is the latest (context-ledger show ${latest.id})` : '';
+    const link = linkOf(artifact);
+    const linked = link ? `\n  from:     ${link.file}${link.detached ? `, detached: ${link.detached.reason}` : ''}` : '';
+    context.out(`${describeArtifact(artifact)}${linked}${newer}\n\n${artifact.body}`);
   },
 };
 
@@ -403,7 +411,9 @@ const importCommand: Command = {
     'Example: context-ledger import --from adr docs/adr',
   async run(context) {
     const source = context.positionals[0]!;
-    const from = stringOption(context.options, 'from') ?? 'jsonl';
+    // `agents` is the name `export --to` uses for the same format: both are accepted.
+    const given = stringOption(context.options, 'from') ?? 'jsonl';
+    const from = given === 'agents' ? 'agents-md' : given;
     if (from !== 'jsonl') {
       if (!IMPORT_FORMAT_NAMES.split('|').includes(from)) throw new UserError(`Unknown format "${from}".`, `Use one of: jsonl|${IMPORT_FORMAT_NAMES}.`);
       const { importFolder } = await import('./interopCommands.js');

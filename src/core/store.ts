@@ -597,6 +597,18 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     });
   }
 
+  /**
+   * Replaces the `extra` of the chain's latest version in place (not a new version): for
+   * bookkeeping about the artifact, such as the link to the file it was imported from.
+   */
+  setExtra(ref: string, extra: Record<string, unknown>): Artifact {
+    const artifact = this.requireArtifact(ref);
+    return this.transaction(() => {
+      this.exec('UPDATE artifact SET extra = ? WHERE chain_id = ? AND is_latest = 1', [JSON.stringify(extra), artifact.chainId]);
+      return this.latestOfChain(artifact.chainId)!;
+    });
+  }
+
   /** Hard delete: the whole chain by default, or only the one version. Returns rows removed. */
   deleteArtifact(ref: string, options: { versionOnly?: boolean } = {}): number {
     const artifact = this.requireArtifact(ref);
