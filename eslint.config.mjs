@@ -1,6 +1,7 @@
 // @ts-check
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { localRules } from './scripts/eslint-no-cycle.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'media/**/*.js', '**/*.mjs', '**/*.cjs'] },
@@ -13,6 +14,12 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
     },
+  },
+  {
+    // No import cycles in src/ (scripts/eslint-no-cycle.mjs says why).
+    files: ['src/**/*.ts'],
+    plugins: { local: localRules },
+    rules: { 'local/no-cycle': 'error' },
   },
   {
     // The core is pure: no editor API, no file system, no process. Adapters pass those in.

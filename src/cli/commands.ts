@@ -17,30 +17,12 @@ import type { ImportFormat } from '../core/formats/common';
 import { linkOf } from '../core/formats/linked';
 import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
-import { MAX_BODY_BYTES, type ArtifactFilter, type LedgerStore } from '../core/store';
+import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
-import { defaultDatabasePath, readStdin, readTextFile } from '../node/files';
-import {
-  type CommandSpec,
-  integerOption,
-  listOfValues,
-  type OptionSpecs,
-  type ParsedOptions,
-  stringOption,
-} from './args';
-
-export interface CommandContext {
-  options: ParsedOptions;
-  positionals: string[];
-  cwd: string;
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export interface Command extends CommandSpec {
-  run(context: CommandContext): Promise<number | void>;
-}
+import { readStdin, readTextFile } from '../node/files';
+import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
+import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
 
 const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: generated from type and time).' } };
 
@@ -57,57 +39,6 @@ const ARTIFACT_FIELD_OPTIONS: OptionSpecs = {
   source: { type: 'string', description: 'Who or what wrote it (default: user).' },
   pinned: { type: 'boolean', description: 'Always include it in the fixed tier.' },
 };
-
-function isJson(context: CommandContext): boolean {
-  return context.options.format === 'json';
-}
-
-function printJson(context: CommandContext, value: unknown): void {
-  context.out(JSON.stringify(value, null, 2));
-}
-
-function databasePath(context: CommandContext): { file: string; isDefault: boolean } {
-  const given = stringOption(context.options, 'db');
-  if (given) return { file: path.resolve(context.cwd, given), isDefault: false };
-  return { file: defaultDatabasePath(context.cwd).file, isDefault: true };
-}
-
-/** The workspace: the folder holding the ledger found from cwd (or --db), else cwd. */
-function workspaceOf(context: CommandContext): string {
-  const db = stringOption(context.options, 'db');
-  if (db) {
-    const file = path.resolve(context.cwd, db);
-    const folder = path.dirname(file);
-    return path.basename(folder) === '.context-ledger' ? path.dirname(folder) : context.cwd;
-  }
-  const found = defaultDatabasePath(context.cwd);
-  return found.found ? path.dirname(path.dirname(found.file)) : context.cwd;
-}
-
-async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
-  const { file, isDefault } = databasePath(context);
-  // `--db .context-ledger/ledger.db` names the default place: its folder is made as for the default.
-  return LedgerFile.open(file, { create, createFolder: create && (isDefault || path.basename(path.dirname(file)) === '.context-ledger') });
-}
-
-/** Opens the ledger, runs a write under its lock, persists, and closes. */
-async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true): Promise<T> {
-  const ledger = await openLedger(context, create);
-  try {
-    return await ledger.write(fn);
-  } finally {
-    ledger.close();
-  }
-}
-
-async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
-  const ledger = await openLedger(context, false);
-  try {
-    return await fn(ledger.store);
-  } finally {
-    ledger.close();
-  }
-}
 
 async function bodyFromOptions(context: CommandContext): Promise<string | undefined> {
   const inline = stringOption(context.options, 'body');
@@ -620,4 +551,4 @@ export const BASE_COMMANDS: readonly Command[] = [
   taskCommand,
 ];
 
-export { withRead, withWrite, isJson, printJson, openLedger, databasePath, workspaceOf };
+export { type Command, type CommandContext, withRead, withWrite, isJson, printJson, openLedger, databasePath, workspaceOf } from './commandContext';

@@ -12,7 +12,7 @@ import { TokenCounter } from '../core/tokens';
 import { allSkipped, applyImport, type FolderImportReport, type FormatReport, nothingToImport, parseImportSources, previewImport, scanImportSources } from '../node/folderImport';
 import { type RuleFilesWritten, writeRuleFiles } from '../node/ruleFileExport';
 import { integerOption, stringOption } from './args';
-import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite, workspaceOf } from './commands';
+import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite, workspaceOf } from './commandContext';
 import { syncCommand } from './syncCommand';
 import { whichCommand } from './whichCommand';
 

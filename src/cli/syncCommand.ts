@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { type SyncReport, syncMirror } from '../node/mirrorSync';
 import { stringOption } from './args';
-import { type Command, databasePath, isJson, openLedger, printJson } from './commands';
+import { type Command, databasePath, isJson, openLedger, printJson } from './commandContext';
 
 function renderSync(report: SyncReport): string {
   const lines = [

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderWhichReport } from '../core/formats/ruleSimulator';
 import { whichRules } from '../node/whichRules';
-import { type Command, databasePath, isJson, printJson, withRead, workspaceOf } from './commands';
+import { type Command, databasePath, isJson, printJson, withRead, workspaceOf } from './commandContext';
 
 export const whichCommand: Command = {
   name: 'which',

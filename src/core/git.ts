@@ -6,9 +6,12 @@
  */
 import { cachedGlob } from './assemble/gating';
 import { type CompiledGlob, matchGlob, toActivePath } from './assemble/paths';
-import type { AssembleResult } from './assemble/types';
+import type { AssembleResult, StaleCommit, StaleFlag } from './assemble/types';
 import type { Artifact, TaskEvent } from './model';
 import type { GitCommit } from './sources/git';
+
+// The flag's shape is part of a build's result (an item's `stale`); staleMemories makes it.
+export type { StaleCommit, StaleFlag } from './assemble/types';
 
 /** The `git log` format parseGitLog reads: a record separator, then hash, committer date and subject. */
 export const GIT_LOG_FORMAT = '--format=%x1e%H%x09%cI%x09%s';
@@ -92,23 +95,6 @@ export function commitsToRecord(commits: readonly GitCommit[], taskCreatedAt: st
       return Number.isNaN(at) || Number.isNaN(since) || at >= since;
     })
     .reverse();
-}
-
-export interface StaleCommit {
-  hash: string;
-  subject: string;
-  date?: string;
-  /** The commit's files that the memory's paths cover. */
-  files: string[];
-}
-
-export interface StaleFlag {
-  /** The memory's last update: commits after it count. */
-  since: string;
-  /** Newest first, at most MAX_STALE_COMMITS. */
-  commits: StaleCommit[];
-  /** How many commits there were, when more than are listed. */
-  total?: number;
 }
 
 /** Commits listed per flag (the count is kept). */

@@ -1,4 +1,3 @@
-import type { StaleFlag } from '../git';
 import type { ArtifactType, TokenizerName } from '../model';
 import type { LiveReport, LiveSourcesRequest } from '../sources/report';
 import type { SourceKind } from '../sources/types';
@@ -212,4 +211,23 @@ export interface AssembleResult {
   invalidGlobs: Array<{ id: string; glob: string; error: string }>;
   /** Live sources: the task profile, what was included (with compression) and what was not. */
   live?: LiveReport;
+}
+
+/** A commit that changed files a module memory's paths cover. */
+export interface StaleCommit {
+  hash: string;
+  subject: string;
+  date?: string;
+  /** The commit's files that the memory's paths cover. */
+  files: string[];
+}
+
+/** A module memory whose paths changed in commits after its last update (made by core/git.ts staleMemories). */
+export interface StaleFlag {
+  /** The memory's last update: commits after it count. */
+  since: string;
+  /** Newest first, at most MAX_STALE_COMMITS (core/git.ts). */
+  commits: StaleCommit[];
+  /** How many commits there were, when more than are listed. */
+  total?: number;
 }

@@ -4,7 +4,7 @@
  * older schema or hand-edited, so they are read defensively.
  */
 import type { AssembleResult, ExclusionReason } from '../assemble/types';
-import { EXCLUSION_LABELS } from './model';
+import { EXCLUSION_LABELS } from './exclusionLabels';
 
 export interface SnapshotItem {
   id: string;

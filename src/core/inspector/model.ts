@@ -6,7 +6,10 @@
  * may pull in Node or the tokenizer.
  */
 import type { AssembleResult, ExclusionReason, Layer, ScoreComponents } from '../assemble/types';
+import { EXCLUSION_LABELS } from './exclusionLabels';
 import type { BuildSnapshot, HistoryEntry } from './history';
+
+export { EXCLUSION_LABELS } from './exclusionLabels';
 
 /* What the agent also reads (built by agentFiles.ts; declared here so the webview needs no Node types). */
 export interface AgentFileOverlap {
@@ -62,19 +65,6 @@ export const SEGMENT_LABELS: Readonly<Record<SegmentKey, string>> = {
   conversation: 'Conversation',
   headroom: 'Unused headroom',
   over: 'Over the budget',
-};
-
-export const EXCLUSION_LABELS: Readonly<Record<ExclusionReason, string>> = {
-  budget: 'did not fit the budget',
-  gated: 'its conditions do not match',
-  superseded: 'superseded by a newer artifact',
-  'older-version': 'an older version of its chain',
-  'below-threshold': 'below the relevance threshold',
-  archived: 'archived',
-  'other-task': 'belongs to another task',
-  'path-mismatch': 'its paths match no active file',
-  unreviewed: 'agent-written, held until a person approves it',
-  duplicate: 'says what an artifact in the context says',
 };
 
 export interface BarSegment {

@@ -1,0 +1,153 @@
+import type { Database, SqlValue, Statement } from 'sql.js';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * The one sql.js database every part of the store reads and writes through: statements
+ * prepared once, transactions that nest, and `generation`, bumped on every write so
+ * callers can cache what they derive from the ledger.
+ */
+export class Connection {
+  /** Bumped on every write so callers can cache derived data (e.g. a search index). */
+  generation = 0;
+  private transactionDepth = 0;
+  /** Prepared once, reused: preparing a statement per call dominated bulk imports. */
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    readonly db: Database,
+    readonly clock: Clock,
+  ) {}
+
+  nowIso(): string {
+    return this.clock.now().toISOString();
+  }
+
+  close(): void {
+    for (const statement of this.statements.values()) statement.free();
+    this.statements.clear();
+    this.db.close();
+  }
+
+  prepared(sqlText: string): Statement {
+    let statement = this.statements.get(sqlText);
+    if (!statement) {
+      statement = this.db.prepare(sqlText);
+      this.statements.set(sqlText, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `fn` in one SQLite transaction: all of it applies or none. */
+  transaction<T>(fn: () => T): T {
+    // Nested calls join the outermost transaction; SQLite has no nested BEGIN.
+    if (this.transactionDepth > 0) {
+      this.transactionDepth++;
+      try {
+        return fn();
+      } finally {
+        this.transactionDepth--;
+      }
+    }
+    this.db.exec('BEGIN');
+    this.transactionDepth = 1;
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.transactionDepth = 0;
+      this.generation++;
+    }
+  }
+
+  /**
+   * Writes derived data (token counts, term vectors) in one transaction of its own, or in
+   * the one already open. Derived data are facts about content, not ledger data: writing
+   * them is not a generation.
+   */
+  writeDerived(write: () => void): void {
+    if (this.transactionDepth > 0) {
+      write();
+      return;
+    }
+    this.db.exec('BEGIN');
+    try {
+      write();
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  scalar(sqlText: string, params: SqlValue[] = []): SqlValue {
+    const stmt = this.prepared(sqlText);
+    try {
+      stmt.bind(params);
+      return stmt.step() ? (stmt.get()[0] ?? null) : null;
+    } finally {
+      stmt.reset();
+    }
+  }
+
+  rows(sqlText: string, params: SqlValue[] = []): Record<string, SqlValue>[] {
+    const rows = this.rowValues(sqlText, params);
+    if (rows.length === 0) return [];
+    // Column names once per query: sql.js's getAsObject() asks SQLite for them on every row.
+    const names = this.prepared(sqlText).getColumnNames();
+    return rows.map((values) => {
+      const row: Record<string, SqlValue> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]!] = values[i]!;
+      return row;
+    });
+  }
+
+  /** Rows as arrays of column values, in the query's column order. */
+  rowValues(sqlText: string, params: SqlValue[] = []): SqlValue[][] {
+    const stmt = this.prepared(sqlText);
+    const out: SqlValue[][] = [];
+    try {
+      stmt.bind(params);
+      while (stmt.step()) out.push(stmt.get());
+    } finally {
+      stmt.reset();
+    }
+    return out;
+  }
+
+  /** Executes a write statement (prepared once and cached). */
+  exec(sqlText: string, params: SqlValue[] = []): void {
+    this.prepared(sqlText).run(params);
+  }
+
+  /** Executes a write statement and counts it as a generation (for a write made outside `transaction`). */
+  run(sqlText: string, params: SqlValue[] = []): void {
+    this.exec(sqlText, params);
+    this.generation++;
+  }
+
+  hasTable(name: string): boolean {
+    return this.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) !== null;
+  }
+}
+
+/** A JSON column's value, or `fallback` when it is empty or not JSON. */
+export function parseJson<T>(text: unknown, fallback: T): T {
+  if (typeof text !== 'string' || text === '') return fallback;
+  // Most rows hold empty lists and objects: skip the parser for them.
+  if (text === '[]') return [] as T;
+  if (text === '{}') return {} as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,203 @@
+import type { TokenizerName } from '../model';
+import type { TermVectorStore } from '../assemble/termVectors';
+import type { TokenCountCache } from '../tokens';
+import type { Connection } from './connection';
+
+/*
+ * Derived data: facts about content (token counts, the search index's term vectors), not
+ * ledger data. Both are kept in memory and written in one transaction before the next
+ * export; new entries since the last journal write can ride in the journal instead.
+ */
+
+/** The journal record of new token counts. */
+export type TokensJournalRecord = { op: 'tokens'; counts: Array<[string, TokenizerName, number]> };
+
+/** New term-dictionary entries (numbered from `firstTerm`) and term vectors (key, version, bytes). */
+export type VectorsJournalRecord = { op: 'vectors'; firstTerm: number; terms: string[]; vectors: Array<[string, string, number[]]> };
+
+/** Token counts by content hash and tokenizer. */
+export class TokenCounts implements TokenCountCache {
+  private readonly counts = new Map<TokenizerName, Map<string, number>>();
+  private pending: Array<[string, TokenizerName, number]> = [];
+  /** Pending counts up to here are on disk already (journaled). */
+  private journaledMark = 0;
+
+  constructor(private readonly conn: Connection) {}
+
+  getTokenCount(hash: string, tokenizer: TokenizerName): number | undefined {
+    return this.countsOf(tokenizer).get(hash);
+  }
+
+  /** Kept in memory and written to the table in one transaction before the next export. */
+  putTokenCount(hash: string, tokenizer: TokenizerName, count: number): void {
+    this.countsOf(tokenizer).set(hash, count);
+    this.pending.push([hash, tokenizer, count]);
+  }
+
+  /**
+   * A build looks up hundreds of counts: one query for the whole table costs less than a
+   * query each, and one transaction for the new ones far less than a journal write each.
+   */
+  private countsOf(tokenizer: TokenizerName): Map<string, number> {
+    let counts = this.counts.get(tokenizer);
+    if (!counts) {
+      counts = new Map();
+      for (const [hash, count] of this.conn.rowValues('SELECT content_hash, count FROM token_count WHERE tokenizer = ?', [tokenizer])) {
+        counts.set(String(hash), Number(count));
+      }
+      this.counts.set(tokenizer, counts);
+    }
+    return counts;
+  }
+
+  /** Token counts are facts about content, not ledger data: writing them is not a generation. */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    this.journaledMark = 0;
+    this.conn.writeDerived(() => {
+      for (const row of pending) this.conn.exec('INSERT OR REPLACE INTO token_count (content_hash, tokenizer, count) VALUES (?, ?, ?)', row);
+    });
+  }
+
+  /** The counts made since the last journal write, as its record (undefined when none). */
+  unjournaled(): TokensJournalRecord | undefined {
+    const counts = this.pending.slice(this.journaledMark);
+    return counts.length > 0 ? { op: 'tokens', counts } : undefined;
+  }
+
+  /** Every pending count is on disk now (journaled); they stay pending for the next full write. */
+  markJournaled(): void {
+    this.journaledMark = this.pending.length;
+  }
+
+  /** Where the pending counts end before a replay (see `replayed`). */
+  replayMark(): number {
+    return this.pending.length;
+  }
+
+  /** Counts replayed from a journal are on disk already, unless counts of this store's own were waiting to be journaled. */
+  replayed(mark: number): void {
+    if (this.journaledMark === mark) this.journaledMark = this.pending.length;
+  }
+}
+
+/*
+ * The search index's term vectors (see assemble/termVectors.ts) are derived data, like
+ * token counts: their tables are created by the first write that needs them, not by a
+ * migration, so a version of Context Ledger that does not know them still opens the file.
+ */
+
+/** The term dictionary and the term vectors of one extraction version. */
+export class TermVectors implements TermVectorStore {
+  private dict: string[] | undefined;
+  /** Dictionary entries up to here are in the table. */
+  private dictSaved = 0;
+  private cache: { version: string; vectors: Map<string, Uint8Array> } | undefined;
+  private pending: Array<[string, string, Uint8Array]> = [];
+  /** Pending vectors, and dictionary entries, up to these are on disk (saved or journaled) already. */
+  private journaledMark = 0;
+  private dictJournaled = 0;
+
+  constructor(private readonly conn: Connection) {}
+
+  termDictionary(): string[] {
+    if (!this.dict) {
+      const dict: string[] = [];
+      if (this.conn.hasTable('term_dict')) for (const [id, term] of this.conn.rowValues('SELECT id, term FROM term_dict ORDER BY id')) dict[Number(id)] = String(term);
+      this.dict = dict;
+      this.dictSaved = dict.length;
+      this.dictJournaled = dict.length;
+    }
+    return this.dict;
+  }
+
+  termVectors(version: string): Map<string, Uint8Array> {
+    if (this.cache?.version !== version) {
+      const vectors = new Map<string, Uint8Array>();
+      if (this.conn.hasTable('term_vector')) {
+        for (const [key, data] of this.conn.rowValues('SELECT key, data FROM term_vector WHERE version = ?', [version])) {
+          if (data instanceof Uint8Array) vectors.set(String(key), data);
+        }
+      }
+      this.cache = { version, vectors };
+    }
+    return this.cache.vectors;
+  }
+
+  /** Kept in memory and written before the next export, like token counts. */
+  putTermVector(key: string, version: string, data: Uint8Array): void {
+    this.termVectors(version).set(key, data);
+    this.pending.push([key, version, data]);
+  }
+
+  private get isPending(): boolean {
+    return this.pending.length > 0 || (this.dict?.length ?? 0) > this.dictSaved;
+  }
+
+  flush(): void {
+    if (!this.isPending) return;
+    const dict = this.dict ?? [];
+    const vectors = this.pending;
+    this.conn.writeDerived(() => {
+      this.conn.db.exec('CREATE TABLE IF NOT EXISTS term_dict (id INTEGER PRIMARY KEY, term TEXT NOT NULL)');
+      this.conn.db.exec('CREATE TABLE IF NOT EXISTS term_vector (key TEXT PRIMARY KEY, version TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID');
+      for (let id = this.dictSaved; id < dict.length; id++) this.conn.exec('INSERT OR REPLACE INTO term_dict (id, term) VALUES (?, ?)', [id, dict[id]!]);
+      for (const row of vectors) this.conn.exec('INSERT OR REPLACE INTO term_vector (key, version, data) VALUES (?, ?, ?)', row);
+      // Vectors of another extraction version are never read again.
+      if (vectors.length > 0) this.conn.exec('DELETE FROM term_vector WHERE version <> ?', [vectors[vectors.length - 1]![1]]);
+    });
+    this.pending = [];
+    this.journaledMark = 0;
+    this.dictSaved = dict.length;
+    this.dictJournaled = dict.length;
+  }
+
+  /** The entries and vectors made since the last journal write, as its record (undefined when none). */
+  unjournaled(): VectorsJournalRecord | undefined {
+    const vectors = this.pending.slice(this.journaledMark);
+    const dict = this.dict ?? [];
+    const firstTerm = this.dictJournaled;
+    if (vectors.length === 0 && dict.length <= firstTerm) return undefined;
+    return { op: 'vectors', firstTerm, terms: dict.slice(firstTerm), vectors: vectors.map(([key, version, data]) => [key, version, Array.from(data)]) };
+  }
+
+  /** How many new vectors and dictionary entries wait for the journal. */
+  unjournaledCounts(): { vectors: number; terms: number } {
+    return { vectors: this.pending.length - this.journaledMark, terms: (this.dict?.length ?? 0) - this.dictJournaled };
+  }
+
+  /** Every pending entry and vector is on disk now (journaled); they stay pending for the next full write. */
+  markJournaled(): void {
+    this.journaledMark = this.pending.length;
+    this.dictJournaled = this.dict?.length ?? 0;
+  }
+
+  /** Where the pending vectors and the dictionary end before a replay (see `replayed`). */
+  replayMark(): { vectors: number; terms: number } {
+    return { vectors: this.pending.length, terms: this.dict?.length ?? 0 };
+  }
+
+  /** What a replay added is on disk already, unless entries of this store's own were waiting to be journaled. */
+  replayed(mark: { vectors: number; terms: number }): void {
+    if (this.journaledMark === mark.vectors) this.journaledMark = this.pending.length;
+    if (this.dictJournaled >= mark.terms) this.dictJournaled = this.dict?.length ?? 0;
+  }
+
+  /**
+   * Adds journaled dictionary entries and vectors. Entries that disagree with the
+   * dictionary (another database's journal) or leave a gap in it void the whole record:
+   * a vector read through the wrong dictionary would index the wrong words.
+   */
+  replay(record: VectorsJournalRecord): void {
+    const dict = this.termDictionary();
+    if (record.firstTerm > dict.length) return;
+    for (let i = 0; i < record.terms.length; i++) {
+      const known = dict[record.firstTerm + i];
+      if (known !== undefined && known !== record.terms[i]) return;
+    }
+    record.terms.forEach((term, i) => (dict[record.firstTerm + i] = term));
+    for (const [key, version, bytes] of record.vectors) this.putTermVector(key, version, Uint8Array.from(bytes));
+  }
+}
