@@ -54,7 +54,8 @@ export function workspaceOf(context: CommandContext): string {
 
 export async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
   const { file, isDefault } = databasePath(context);
-  return LedgerFile.open(file, { create, createFolder: create && isDefault });
+  // `--db .context-ledger/ledger.db` names the default place: its folder is made as for the default.
+  return LedgerFile.open(file, { create, createFolder: create && (isDefault || path.basename(path.dirname(file)) === '.context-ledger') });
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 } from '../core/model';
 import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
+import { linkOf } from '../core/formats/linked';
 import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
@@ -189,9 +190,15 @@ const showCommand: Command = {
   options: {},
   positionals: [1, 1],
   async run(context) {
-    const artifact = await withRead(context, (store) => store.requireArtifact(context.positionals[0]!));
+    const { artifact, latest } = await withRead(context, (store) => {
+      const found = store.requireArtifact(context.positionals[0]!);
+      return { artifact: found, latest: store.latestOfChain(found.chainId)! };
+    });
     if (isJson(context)) return printJson(context, artifact);
-    context.out(`${describeArtifact(artifact)}\n\n${artifact.body}`);
+    const newer = latest.id !== artifact.id ? `\n  newer:    version ${latest.version} is the latest (context-ledger show ${latest.id})` : '';
+    const link = linkOf(artifact);
+    const linked = link ? `\n  from:     ${link.file}${link.detached ? `, detached: ${link.detached.reason}` : ''}` : '';
+    context.out(`${describeArtifact(artifact)}${linked}${newer}\n\n${artifact.body}`);
   },
 };
 
@@ -337,7 +344,9 @@ const importCommand: Command = {
     'Example: context-ledger import --from adr docs/adr',
   async run(context) {
     const source = context.positionals[0]!;
-    const from = stringOption(context.options, 'from') ?? 'jsonl';
+    // `agents` is the name `export --to` uses for the same format: both are accepted.
+    const given = stringOption(context.options, 'from') ?? 'jsonl';
+    const from = given === 'agents' ? 'agents-md' : given;
     if (from !== 'jsonl') {
       if (!IMPORT_FORMAT_NAMES.split('|').includes(from)) throw new UserError(`Unknown format "${from}".`, `Use one of: jsonl|${IMPORT_FORMAT_NAMES}.`);
       const { importFolder } = await import('./interopCommands.js');

@@ -242,6 +242,15 @@ export class Artifacts {
     });
   }
 
+  /** Replaces the `extra` of the chain's latest version in place (not a new version). */
+  setExtra(ref: string, extra: Record<string, unknown>): Artifact {
+    const artifact = this.require(ref);
+    return this.conn.transaction(() => {
+      this.conn.exec('UPDATE artifact SET extra = ? WHERE chain_id = ? AND is_latest = 1', [JSON.stringify(extra), artifact.chainId]);
+      return this.latestOfChain(artifact.chainId)!;
+    });
+  }
+
   /** Hard delete: the whole chain by default, or only the one version. Returns rows removed. */
   delete(ref: string, options: { versionOnly?: boolean } = {}): number {
     const artifact = this.require(ref);
