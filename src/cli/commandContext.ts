@@ -1,7 +1,11 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { UserError } from '../core/model';
 import type { LedgerStore } from '../core/store';
 import { defaultDatabasePath } from '../node/files';
 import { LedgerFile } from '../node/ledgerFile';
+import { isWorkspaceLedger, mirrorFolderOf } from '../node/ledgerFolder';
+import { mirrorHasChanges, mirrorHasFiles } from '../node/mirrorState';
 import { type CommandSpec, type ParsedOptions, stringOption } from './args';
 
 /*
@@ -50,21 +54,63 @@ export function workspaceOf(context: CommandContext): string {
 
 export async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
   const { file, isDefault } = databasePath(context);
-  return LedgerFile.open(file, { create, createFolder: create && isDefault });
+  // `--db .context-ledger/ledger.db` names the default place: its folder is made as for the default.
+  return LedgerFile.open(file, { create, createFolder: create && (isDefault || path.basename(path.dirname(file)) === '.context-ledger') });
 }
 
-/** Opens the ledger, runs a write under its lock, persists, and closes. */
-export async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true): Promise<T> {
-  const ledger = await openLedger(context, create);
+/**
+ * Opens a workspace ledger as its team shares it: what the Markdown mirror got from git
+ * since the last command (a pull, a checkout, a teammate's edit) is imported first, and a
+ * clone with a mirror and no database builds its ledger from the mirror. Cheap when
+ * nothing changed: the mirror's files are stat-ed, not read (src/node/mirrorSync.ts).
+ */
+async function openShared(context: CommandContext, create: boolean): Promise<LedgerFile> {
+  const { file, isDefault } = databasePath(context);
+  if (!isWorkspaceLedger(file)) return openLedger(context, create);
+  const fresh = !fs.existsSync(file) && mirrorHasFiles(file);
+  if (fresh) context.err(`context-ledger: building the ledger from the Markdown mirror in ${path.relative(context.cwd, mirrorFolderOf(file)) || '.'}…`);
+  const ledger = await LedgerFile.open(file, { create: create || fresh, createFolder: (create || fresh) && isDefault });
   try {
-    return await ledger.write(fn);
+    if (fresh || mirrorHasChanges(file)) await followMirror(context, ledger);
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
+  return ledger;
+}
+
+/** Syncs the mirror both ways for a command; what it finds is said on stderr, and never fails the command. */
+async function followMirror(context: CommandContext, ledger: LedgerFile): Promise<void> {
+  const { syncMirror } = await import('../node/mirrorSync.js');
+  try {
+    const report = await syncMirror({ dbFile: ledger.file, auto: true, write: (fn) => ledger.write(fn) });
+    const pulled = report.added.length + report.updated.length + report.archived.length;
+    if (pulled > 0) context.err(`context-ledger: from the Markdown mirror: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
+    for (const c of report.conflicts) context.err(`context-ledger: CONFLICT ${c.path}: ${c.note}`);
+    for (const p of report.problems.slice(0, 10)) context.err(`context-ledger: mirror file ${p.path} skipped: ${p.message}`);
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    context.err(`context-ledger: the Markdown mirror was not synced: ${error.message}`);
+  }
+}
+
+/**
+ * Opens the ledger, runs a write under its lock, persists, and closes. A write that may
+ * change artifacts is mirrored at once, so a commit after it carries it.
+ */
+export async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true, changesArtifacts = true): Promise<T> {
+  const ledger = await openShared(context, create);
+  try {
+    const result = await ledger.write(fn);
+    if (changesArtifacts && isWorkspaceLedger(ledger.file)) await followMirror(context, ledger);
+    return result;
   } finally {
     ledger.close();
   }
 }
 
 export async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
-  const ledger = await openLedger(context, false);
+  const ledger = await openShared(context, false);
   try {
     return await fn(ledger.store);
   } finally {

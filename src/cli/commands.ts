@@ -13,17 +13,20 @@ import {
   TOKENIZERS,
   UserError,
 } from '../core/model';
+import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
-import { artifactsForExport, importJsonl, toJsonl } from '../core/jsonl';
+import { linkOf } from '../core/formats/linked';
+import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
-import { readStdin, readTextFile } from '../node/files';
+import { refuseLink } from '../node/persistence/noLinks';
+import { readFileBytes, readStdin, readStdinBytes, readTextFile } from '../node/files';
 import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
 
-const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: generated from type and time).' } };
+const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: the type and a time-ordered random id, unique across machines).' } };
 
 const ARTIFACT_FIELD_OPTIONS: OptionSpecs = {
   type: { type: 'string', description: `Artifact type: ${ARTIFACT_TYPES.join(', ')}.` },
@@ -187,9 +190,15 @@ const showCommand: Command = {
   options: {},
   positionals: [1, 1],
   async run(context) {
-    const artifact = await withRead(context, (store) => store.requireArtifact(context.positionals[0]!));
+    const { artifact, latest } = await withRead(context, (store) => {
+      const found = store.requireArtifact(context.positionals[0]!);
+      return { artifact: found, latest: store.latestOfChain(found.chainId)! };
+    });
     if (isJson(context)) return printJson(context, artifact);
-    context.out(`${describeArtifact(artifact)}\n\n${artifact.body}`);
+    const newer = latest.id !== artifact.id ? `\n  newer:    version ${latest.version} is the latest (context-ledger show ${latest.id})` : '';
+    const link = linkOf(artifact);
+    const linked = link ? `\n  from:     ${link.file}${link.detached ? `, detached: ${link.detached.reason}` : ''}` : '';
+    context.out(`${describeArtifact(artifact)}${linked}${newer}\n\n${artifact.body}`);
   },
 };
 
@@ -297,7 +306,7 @@ const historyCommand: Command = {
   async run(context) {
     const versions = await withRead(context, (store) => store.history(context.positionals[0]!));
     if (isJson(context)) return printJson(context, versions);
-    const lines = versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}`);
+    const lines = versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}${typeof v.extra.author === 'string' ? `  by ${v.extra.author}` : ''}`);
     if (versions.length > 1) lines.push('', 'Bring an older version back with `context-ledger revert <id>`.');
     context.out(lines.join('\n'));
   },
@@ -335,7 +344,9 @@ const importCommand: Command = {
     'Example: context-ledger import --from adr docs/adr',
   async run(context) {
     const source = context.positionals[0]!;
-    const from = stringOption(context.options, 'from') ?? 'jsonl';
+    // `agents` is the name `export --to` uses for the same format: both are accepted.
+    const given = stringOption(context.options, 'from') ?? 'jsonl';
+    const from = given === 'agents' ? 'agents-md' : given;
     if (from !== 'jsonl') {
       if (!IMPORT_FORMAT_NAMES.split('|').includes(from)) throw new UserError(`Unknown format "${from}".`, `Use one of: jsonl|${IMPORT_FORMAT_NAMES}.`);
       const { importFolder } = await import('./interopCommands.js');
@@ -348,8 +359,9 @@ const importCommand: Command = {
         `To import what the folder keeps: context-ledger import-folder ${source}  (or import --from <${IMPORT_FORMAT_NAMES}> ${source})`,
       );
     }
-    const text = source === '-' ? await readStdin(MAX_IMPORT_BYTES) : readTextFile(resolved, MAX_IMPORT_BYTES);
-    const report = await withWrite(context, (store) => importJsonl(store, text));
+    // Decoded line by line: a NUL or a byte that is not UTF-8 costs its own line, not the file.
+    const decoded = decodeJsonl(source === '-' ? await readStdinBytes(MAX_IMPORT_BYTES) : readFileBytes(resolved, MAX_IMPORT_BYTES));
+    const report = await withWrite(context, (store) => importJsonl(store, decoded.text, decoded.errors));
     const { errors } = report;
     if (isJson(context)) {
       printJson(context, { added: report.added.length, updated: report.updated.length, unchanged: report.unchanged.length, errors });
@@ -391,9 +403,20 @@ const exportCommand: Command = {
     if (format !== 'jsonl' && format !== 'json') throw new UserError(`Unknown export format "${format}".`, 'Use --format jsonl.');
     const artifacts = await withRead(context, (store) => artifactsForExport(store, { latestOnly: context.options['latest-only'] === true }));
     const text = toJsonl(artifacts);
+    // Not masked on purpose: this is the backup `import` restores from, and a masked key is lost for good.
+    const withSecrets = artifacts.filter((a) => redactSecrets([a.title, a.body, a.summary ?? '', ...a.tags].join('\n')).count > 0).length;
+    if (withSecrets > 0) {
+      context.err(
+        `${withSecrets} of these artifact versions hold secret-looking text, kept as it is: the JSONL export is the lossless backup (build, explain, rule files and the agent tools mask it). Keep the file out of version control.`,
+      );
+    }
     const out = stringOption(context.options, 'out');
     if (out) {
-      fs.writeFileSync(path.resolve(context.cwd, out), text);
+      const target = path.resolve(context.cwd, out);
+      refuseLink(target, 'the export file');
+      // 'wx' after removing a previous export: a link planted meanwhile is not written through.
+      fs.rmSync(target, { force: true });
+      fs.writeFileSync(target, text, { flag: 'wx' });
       context.err(`Exported ${artifacts.length} artifact versions to ${out}.`);
     } else {
       process.stdout.write(text);

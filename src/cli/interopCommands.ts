@@ -13,7 +13,7 @@ import { allSkipped, applyImport, type FolderImportReport, type FormatReport, no
 import { type RuleFilesWritten, writeRuleFiles } from '../node/ruleFileExport';
 import { integerOption, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite, workspaceOf } from './commandContext';
-import { syncCommand } from './syncCommand';
+import { resolveCommand, syncCommand } from './syncCommand';
 import { whichCommand } from './whichCommand';
 
 function isImportFormat(value: string): value is ImportFormat {
@@ -24,19 +24,36 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** At most this many changed entries are named in the text report (all are in --format json). */
+const NAMED_CHANGES = 200;
+
 function renderReport(report: FolderImportReport): string {
   const lines = [`${report.dryRun ? 'Dry run (nothing written): would import' : 'Imported'} from ${report.folder}:`];
   for (const f of report.formats) {
     const tasks = f.tasksAdded.length + f.tasksUnchanged.length > 0 ? `; tasks ${f.tasksAdded.length} added, ${f.tasksUnchanged.length} unchanged` : '';
+    const more = [f.detached.length > 0 ? `, ${f.detached.length} detached` : '', f.removed.length > 0 ? `, ${f.removed.length} removed` : ''].join('');
     lines.push(
-      `  ${f.format.padEnd(9)}  ${plural(f.files, 'file').padEnd(9)}  ${f.added.length} added, ${f.updated.length} updated, ${f.unchanged.length} unchanged, ${f.skipped.length} skipped${tasks}`,
+      `  ${f.format.padEnd(9)}  ${plural(f.files, 'file').padEnd(9)}  ${f.added.length} added, ${f.updated.length} updated, ${f.unchanged.length} unchanged${more}, ${f.skipped.length} skipped${tasks}`,
     );
+  }
+  const changes = report.formats.flatMap((f) => f.changes);
+  if (changes.length > 0) {
+    const verbs = report.dryRun
+      ? { added: 'would add', updated: 'would update', detached: 'would detach', removed: 'would archive', unchanged: '' }
+      : { added: 'added', updated: 'updated', detached: 'detached', removed: 'archived', unchanged: '' };
+    lines.push('', report.dryRun ? 'Would change:' : 'Changed:');
+    for (const c of changes.slice(0, NAMED_CHANGES)) lines.push(`  ${verbs[c.outcome].padEnd(13)} ${c.id}  "${c.title}"  (${c.reason})`);
+    if (changes.length > NAMED_CHANGES) lines.push(`  … and ${changes.length - NAMED_CHANGES} more (--format json lists all).`);
   }
   const skipped = allSkipped(report);
   if (skipped.length > 0) {
+    // Links out of the folder are the same every run and rarely news: one line for all of them.
+    const links = skipped.filter((s) => /symbolic link/.test(s.reason));
+    const rest = skipped.filter((s) => !/symbolic link/.test(s.reason));
     lines.push('', 'Skipped:');
-    for (const s of skipped.slice(0, 50)) lines.push(`  ${s.where}: ${s.reason}`);
-    if (skipped.length > 50) lines.push(`  … and ${skipped.length - 50} more.`);
+    for (const s of rest.slice(0, 50)) lines.push(`  ${s.where}: ${s.reason}`);
+    if (rest.length > 50) lines.push(`  … and ${rest.length - 50} more.`);
+    if (links.length > 0) lines.push(`  ${plural(links.length, 'symbolic link')} to folders or outside the folder, not followed (--format json lists them).`);
   }
   return lines.join('\n');
 }
@@ -57,7 +74,9 @@ const importFolderCommand: Command = {
     'entries are left alone, changed ones become new versions of their chain.',
   ].join('\n'),
   async run(context) {
-    const from = stringOption(context.options, 'from');
+    const given = stringOption(context.options, 'from');
+    // `agents` is the name `export --to` uses for the same format: both are accepted.
+    const from = given === 'agents' ? 'agents-md' : given;
     if (from !== undefined && !isImportFormat(from)) throw new UserError(`Unknown format "${from}".`, `Use one of: ${IMPORT_FORMATS.join(', ')}.`);
     return importFolder(context, { target: context.positionals[0], from, dryRun: context.options['dry-run'] === true });
   },
@@ -92,6 +111,9 @@ export async function importFolder(context: CommandContext, request: { target?: 
         added: f.added.length,
         updated: f.updated.length,
         unchanged: f.unchanged.length,
+        detached: f.detached.length,
+        removed: f.removed.length,
+        changes: f.changes,
         tasksAdded: f.tasksAdded.length,
         tasksUnchanged: f.tasksUnchanged.length,
         skipped: f.skipped,
@@ -142,4 +164,4 @@ export async function exportRuleFiles(context: CommandContext, targetName: strin
   return report.refused.length > 0 ? 1 : 0;
 }
 
-export const INTEROP_COMMANDS: readonly Command[] = [importFolderCommand, syncCommand, whichCommand];
+export const INTEROP_COMMANDS: readonly Command[] = [importFolderCommand, syncCommand, resolveCommand, whichCommand];

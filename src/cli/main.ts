@@ -18,7 +18,7 @@ interface LazyGroup {
 const LAZY_GROUPS: readonly LazyGroup[] = [
   { names: ['build', 'explain'], load: async () => (await import('./buildCommands.js')).BUILD_COMMANDS },
   { names: ['mcp'], load: async () => [(await import('./mcp.js')).mcpCommand] },
-  { names: ['import-folder', 'sync', 'which'], load: async () => (await import('./interopCommands.js')).INTEROP_COMMANDS },
+  { names: ['import-folder', 'sync', 'resolve', 'which'], load: async () => (await import('./interopCommands.js')).INTEROP_COMMANDS },
 ];
 
 const EAGER_COMMANDS: readonly Command[] = [...BASE_COMMANDS, ...REVIEW_COMMANDS];

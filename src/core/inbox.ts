@@ -42,6 +42,8 @@ function parseDecision(value: unknown): InboxDecision {
 }
 
 const ARTIFACT_KEYS = new Set(Object.keys(createArtifactTool.inputSchema.shape));
+/** Unknown fields in a file are reported (ignoredFields), not fatal: a file is not a model that can retry. */
+const inboxArtifactSchema = createArtifactTool.inputSchema.strip();
 
 /** Reads and validates an inbox file's text; throws UserError saying what is wrong and where. */
 export function parseInboxFile(text: string, bytes = new TextEncoder().encode(text).length): ParsedInboxFile {
@@ -82,7 +84,7 @@ export function parseInboxFile(text: string, bytes = new TextEncoder().encode(te
   const ignored = new Set<string>();
   const artifacts = items.map((item, index) => {
     if (isRecord(item)) for (const key of Object.keys(item)) if (!ARTIFACT_KEYS.has(key)) ignored.add(key);
-    const parsed = createArtifactTool.inputSchema.safeParse(item);
+    const parsed = inboxArtifactSchema.safeParse(item);
     if (!parsed.success) {
       const where = items.length === 1 && !Array.isArray(value) ? 'The artifact' : `Artifact ${index + 1} of ${items.length}`;
       throw new UserError(`${where} is invalid. ${formatIssues('the inbox', parsed.error).split('\n').slice(1, -1).join(' ')}`);

@@ -41,8 +41,13 @@ export function artifactInputFromJson(value: unknown): ArtifactInput {
   const extra: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(record)) if (!KNOWN_FIELDS.has(key)) extra[key] = field;
   const version = record.version;
-  if (version !== undefined && version !== null && (typeof version !== 'number' || !Number.isInteger(version) || version < 1)) {
-    throw new UserError('"version" must be a positive whole number.');
+  // Past 2^53 a number is no longer exact (9007199254740993 reads as ...992), so two versions
+  // could be stored as one and every later update of the chain would collide.
+  if (version !== undefined && version !== null && (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)) {
+    throw new UserError(`"version" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`);
+  }
+  if (record.pinned !== undefined && record.pinned !== null && typeof record.pinned !== 'boolean') {
+    throw new UserError(`"pinned" must be true or false, not ${JSON.stringify(record.pinned)}.`);
   }
   const taskId = optionalString(record, 'taskId');
   return {
@@ -60,12 +65,66 @@ export function artifactInputFromJson(value: unknown): ArtifactInput {
     conditions: (record.conditions ?? undefined),
     status: record.status as ArtifactInput['status'],
     supersedes: optionalString(record, 'supersedes') ?? null,
-    pinned: record.pinned === undefined || record.pinned === null ? undefined : record.pinned === true,
+    pinned: typeof record.pinned === 'boolean' ? record.pinned : undefined,
     source: optionalString(record, 'source'),
     createdAt: optionalString(record, 'createdAt'),
     updatedAt: optionalString(record, 'updatedAt'),
     extra,
   };
+}
+
+/**
+ * Deepest nesting of objects and lists a line may have. An artifact needs three
+ * (conditions, kept unknown fields); a line nested ten thousand deep overflowed the stack
+ * when its fields were stored, and the error took the good lines with it.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Deepest nesting of `[` and `{` in a JSON text, outside strings: one linear pass, no recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth);
+    else if (c === 93 || c === 125) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * Decodes the bytes of a JSONL file line by line, so that a NUL byte or bytes that are
+ * not UTF-8 cost only their own line: it is reported by number and left blank; the rest
+ * of the file imports.
+ */
+export function decodeJsonl(bytes: Uint8Array): { text: string; errors: JsonlLineError[] } {
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  const lines: string[] = [];
+  const errors: JsonlLineError[] = [];
+  let start = 0;
+  for (let line = 1; start <= bytes.length; line++) {
+    let end = bytes.indexOf(10, start);
+    if (end < 0) end = bytes.length;
+    const chunk = bytes.subarray(start, end);
+    start = end + 1;
+    if (chunk.includes(0)) {
+      errors.push({ line, message: 'contains a NUL byte (binary data, not text); the line was skipped.' });
+      lines.push('');
+      continue;
+    }
+    try {
+      lines.push(strict.decode(chunk));
+    } catch {
+      errors.push({ line, message: 'is not UTF-8 text; the line was skipped (save the file as UTF-8).' });
+      lines.push('');
+    }
+  }
+  return { text: lines.join('\n'), errors };
 }
 
 /**
@@ -79,6 +138,11 @@ export function parseJsonl(text: string, validate?: (input: ArtifactInput) => vo
   lines.forEach((raw, index) => {
     const line = index + 1;
     if (raw.trim() === '') return;
+    const depth = jsonDepth(raw);
+    if (depth > MAX_JSON_DEPTH) {
+      result.errors.push({ line, message: `nested deeper than ${MAX_JSON_DEPTH} levels of objects and lists; an artifact needs ${MAX_JSON_DEPTH} at most.` });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -140,9 +204,9 @@ export interface JsonlImportReport {
  * "Import JSONL" both come here). Bad lines are reported by number and skipped; the good
  * lines still import.
  */
-export function importJsonl(store: LedgerStore, text: string): JsonlImportReport {
+export function importJsonl(store: LedgerStore, text: string, decodeErrors: readonly JsonlLineError[] = []): JsonlImportReport {
   const parsed = parseJsonl(text, (input) => void store.normalizeInput(input));
-  const report: JsonlImportReport = { added: [], updated: [], unchanged: [], errors: [...parsed.errors] };
+  const report: JsonlImportReport = { added: [], updated: [], unchanged: [], errors: [...decodeErrors, ...parsed.errors] };
   store.transaction(() => {
     for (const { line, input } of parsed.artifacts) {
       try {

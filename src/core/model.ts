@@ -12,6 +12,7 @@ export const ARTIFACT_TYPES = [
   'convention',
   'decision',
   'learning',
+  'research',
   'dependency',
   'changelog',
   'note',
@@ -28,10 +29,18 @@ export const DEFAULT_TYPE_PRIORITY: Readonly<Record<ArtifactType, number>> = {
   convention: 4,
   decision: 5,
   learning: 5,
+  research: 6,
   dependency: 6,
   changelog: 7,
   note: 7,
 };
+
+/**
+ * Knowledge that fades with age whatever the team decides: a research finding describes a
+ * library, an API or a measurement as it was when someone looked, so its weight halves every
+ * this many days. A decision or a convention holds until superseded and never fades this way.
+ */
+export const FADING_HALF_LIFE_DAYS: Readonly<Partial<Record<ArtifactType, number>>> = { research: 90 };
 
 export const SCOPES = ['global', 'task', 'path'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -3,6 +3,7 @@
  * state lives in `extra.review` (kept by the store and by JSONL round-trips), and the
  * provenance in `source` (`agent:<name>`), so nothing here needs a migration.
  */
+import { newVersionId } from './ids';
 import { type Artifact, type ArtifactInput, UserError } from './model';
 import type { LedgerStore } from './store';
 
@@ -93,11 +94,9 @@ export function reviewBadge(artifact: Pick<Artifact, 'extra' | 'source'>): strin
   return '';
 }
 
-/** The next free `<chain>-v<n>` id, matching the store's own naming of versions. */
+/** A free id for a new version, named as the store names its versions (src/core/ids.ts). */
 export function nextVersionId(store: Pick<LedgerStore, 'getArtifact'>, chainId: string, version: number): string {
-  let id = `${chainId}-v${version}`;
-  for (let n = 2; store.getArtifact(id); n++) id = `${chainId}-v${version}-${n}`;
-  return id;
+  return newVersionId(chainId, version, (id) => store.getArtifact(id) !== undefined);
 }
 
 /**

@@ -160,6 +160,14 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.artifacts.setPinned(ref, pinned);
   }
 
+  /**
+   * Replaces the `extra` of the chain's latest version in place (not a new version): for
+   * bookkeeping about the artifact, such as the link to the file it was imported from.
+   */
+  setExtra(ref: string, extra: Record<string, unknown>): Artifact {
+    return this.artifacts.setExtra(ref, extra);
+  }
+
   /** Hard delete: the whole chain by default, or only the one version. Returns rows removed. */
   deleteArtifact(ref: string, options: { versionOnly?: boolean } = {}): number {
     return this.artifacts.delete(ref, options);

@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import type { ConfigService } from './config';
 import type { BuiltContext } from './contextService';
 import { DisposableBase } from './disposable';
+import { editorReadsContributedInstructions } from './contributedInstructions';
+import { excludeFromGit } from '../node/git';
 import { SETTINGS, SETTINGS_SECTION, STATE_KEYS } from './ids';
 import { checkRelativePath, decideWrite, isOwnedByLedger, renderInstructionsFile } from './instructionsFile';
 import type { LedgerRegistry } from './ledgers';
@@ -20,6 +22,11 @@ import type { Logger } from './logger';
 export class AutoInjector extends DisposableBase {
   private writing: Promise<void> = Promise.resolve();
   private readonly warnedInvalid = new Set<string>();
+  /** Whether the editor reads the contributed chat instructions (then no file is written). */
+  private readonly contributed = editorReadsContributedInstructions(vscode.version);
+  private loggedContributed = false;
+  /** Files already checked against git this session (a check is two or three git calls; files switch often). */
+  private readonly excluded = new Set<string>();
 
   constructor(
     private readonly live: LiveContext,
@@ -66,6 +73,15 @@ export class AutoInjector extends DisposableBase {
   private async update(built: BuiltContext): Promise<void> {
     const { folder, result, paths } = built;
     if (!this.enabledFor(folder) || !this.registry.get(folder).exists()) return;
+    if (this.contributed) {
+      // The editor reads the instructions the extension ships (media/chat/), which send the
+      // agent to the ledger's tool for this same context: nothing to write into the repository.
+      if (!this.loggedContributed) {
+        this.loggedContributed = true;
+        this.logger.info(`VS Code ${vscode.version} reads the extension's chat instructions; auto-inject writes no file.`);
+      }
+      return;
+    }
     const configured = this.config.get(folder.uri).autoInject.path;
     const checked = checkRelativePath(configured);
     if ('error' in checked) {
@@ -86,10 +102,11 @@ export class AutoInjector extends DisposableBase {
       await this.warnForeign(folder, file, checked.path);
       return;
     }
+    const hidden = this.keepOutOfGit(folder, file, checked.path);
     await writeAtomically(file, next);
     this.logger.info(`Updated ${checked.path} in ${folder.name}: ${result.tokensUsed}/${result.budget} tokens for ${paths.slice(0, 3).join(', ') || 'no open files'}`);
     // Not awaited: the notice waits for the user, and the writes queued behind this one must not.
-    this.noticeOnce(folder, checked.path).catch((error: unknown) => this.logger.error('Showing the auto-inject notice', error));
+    this.noticeOnce(folder, checked.path, hidden).catch((error: unknown) => this.logger.error('Showing the auto-inject notice', error));
   }
 
   private async remove(folder: vscode.WorkspaceFolder): Promise<void> {
@@ -102,14 +119,30 @@ export class AutoInjector extends DisposableBase {
     this.logger.info(`Auto-inject is off: removed ${rel} in ${folder.name}`);
   }
 
-  private async noticeOnce(folder: vscode.WorkspaceFolder, rel: string): Promise<void> {
+  /**
+   * The file changes with every switch of editor: in git it would make `git status` never
+   * clean and end up in commits. Unless the user wants it committed, it is listed in the
+   * repository's `.git/info/exclude` (the team's `.gitignore` is theirs). Says whether it did.
+   */
+  private keepOutOfGit(folder: vscode.WorkspaceFolder, file: string, rel: string): boolean {
+    if (this.config.get(folder.uri).autoInject.commit || this.excluded.has(file)) return false;
+    this.excluded.add(file);
+    const outcome = excludeFromGit(folder.uri.fsPath, rel);
+    if (outcome === 'excluded') this.logger.info(`Listed ${rel} in ${folder.name}'s .git/info/exclude: git leaves the generated file out.`);
+    if (outcome === 'tracked') this.logger.warn(`${rel} in ${folder.name} is committed in git: it will show as changed; remove it from git (git rm --cached) or set contextLedger.autoInject.commit.`);
+    return outcome === 'excluded';
+  }
+
+  private async noticeOnce(folder: vscode.WorkspaceFolder, rel: string, hidden: boolean): Promise<void> {
     if (this.state.get<boolean>(STATE_KEYS.autoInjectNoticeShown)) return;
     await this.state.update(STATE_KEYS.autoInjectNoticeShown, true);
     const open = 'Open File';
     const off = 'Turn Off';
     const pick = await vscode.window.showInformationMessage(
       `Context Ledger keeps ${rel} up to date with the knowledge for the files you have open, so Copilot reads it on its own. ` +
-        'It only writes that file (marked as generated). Turn it off with the setting contextLedger.autoInject.enabled.',
+        'It only writes that file (marked as generated)' +
+        (hidden ? ', and lists it in this repository\'s .git/info/exclude so git leaves it out (contextLedger.autoInject.commit lets you commit it)' : '') +
+        '. Turn it off with the setting contextLedger.autoInject.enabled.',
       open,
       off,
     );

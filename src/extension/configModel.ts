@@ -31,7 +31,8 @@ export interface ExtensionConfig {
   previews: boolean;
   /** `contextLedger.export.ruleFileBudget`: tokens per file that Export to Agent Rules writes. */
   ruleFileBudget: number;
-  autoInject: { enabled: boolean; path: string };
+  /** `commit`: let git see the file (else it is listed in the repository's .git/info/exclude). */
+  autoInject: { enabled: boolean; path: string; commit: boolean };
   tracking: { enabled: boolean; exclude: string[]; halfLifeHours: number };
   databasePath: string;
   statusBar: { enabled: boolean };
@@ -39,6 +40,8 @@ export interface ExtensionConfig {
   sources: {
     enabled: boolean;
     kinds: SourceKind[];
+    /** Globs of workspace log files for the logs source (default: the collector's). */
+    logFiles?: string[];
     settings: Partial<Record<SourceKind, Partial<SourceSettings>>>;
     profile: string;
     /** `contextLedger.sources.profileRules` when valid (each profile's labels and keywords); absent: the defaults. */
@@ -115,7 +118,7 @@ export function readConfig(get: RawSettings): ExtensionConfig {
     recencyHalfLifeDays: typeof halfLife === 'number' && Number.isFinite(halfLife) ? num(halfLife, 90, 1, 3650) : undefined,
     previews: bool(get('previews'), true),
     ruleFileBudget: Math.round(num(get('export.ruleFileBudget'), RULE_FILE_BUDGET.default, RULE_FILE_BUDGET.min, RULE_FILE_BUDGET.max)),
-    autoInject: { enabled: bool(get('autoInject.enabled'), true), path: nonEmptyString(get('autoInject.path'), DEFAULT_INSTRUCTIONS_PATH) },
+    autoInject: { enabled: bool(get('autoInject.enabled'), true), path: nonEmptyString(get('autoInject.path'), DEFAULT_INSTRUCTIONS_PATH), commit: bool(get('autoInject.commit'), false) },
     tracking: {
       enabled: bool(get('tracking.enabled'), true),
       exclude: Array.isArray(exclude) ? exclude.filter((g): g is string => typeof g === 'string' && g.trim() !== '') : [],
@@ -158,9 +161,11 @@ function readSources(get: RawSettings): ExtensionConfig['sources'] {
   } catch {
     profileRules = undefined;
   }
+  const logFiles = get('sources.logFiles');
   return {
     enabled: bool(get('sources.enabled'), false),
     kinds,
+    ...(Array.isArray(logFiles) && logFiles.every((g) => typeof g === 'string') ? { logFiles: (logFiles).filter((g) => g.trim() !== '') } : {}),
     settings,
     profile: typeof profile === 'string' && isTaskProfile(profile) ? profile : 'auto',
     ...(profileRules ? { profileRules } : {}),

@@ -11,6 +11,7 @@ import { type FileActivityTracker, relativePathIn } from './fileActivityTracker'
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 import { type EditorSourceRequest, EditorSources } from './sources';
+import type { TerminalFailures } from './sources/terminalLogs';
 import type { GitTracker } from './git';
 import { markStale } from '../core/git';
 
@@ -48,7 +49,7 @@ export interface BuildOptions {
  */
 export class ContextService {
   private readonly last = new Map<string, BuiltContext>();
-  private readonly sources = new EditorSources();
+  private readonly sources: EditorSources;
 
   constructor(
     private readonly registry: LedgerRegistry,
@@ -56,7 +57,10 @@ export class ContextService {
     private readonly tracker: FileActivityTracker,
     private readonly logger: Logger,
     private readonly git?: GitTracker,
-  ) {}
+    terminals?: TerminalFailures,
+  ) {
+    this.sources = new EditorSources(terminals);
+  }
 
   /** The folder of the active editor, else the only folder (or the first that has a ledger). */
   currentFolder(): vscode.WorkspaceFolder | undefined {
@@ -106,7 +110,7 @@ export class ContextService {
 
   /**
    * What the live sources offer for `task` in `folder` (off unless `contextLedger.sources
-   * .enabled`): editor code, diagnostics, docs, deployment, git, and the chat of an
+   * .enabled`): editor code, diagnostics, failed terminal commands and log files, docs, deployment, git, and the chat of an
    * `@ledger` request when the conversation source is on.
    */
   async liveSources(
@@ -117,7 +121,7 @@ export class ContextService {
     const { sources } = this.config.get(folder.uri);
     if (!sources.enabled) return undefined;
     const { visible, open } = this.editorPaths(folder);
-    const candidates = await this.sources.collect({ folder, kinds: sources.kinds, ...(task ? { task } : {}), visible, open });
+    const candidates = await this.sources.collect({ folder, kinds: sources.kinds, ...(task ? { task } : {}), visible, open, ...(sources.logFiles ? { logFiles: sources.logFiles } : {}) });
     if (sources.settings.conversation?.enabled !== false) candidates.push(...conversationCandidates(conversation));
     return { candidates, settings: sources.settings, profile: sources.profile, ...(sources.profileRules ? { profileRules: sources.profileRules } : {}) };
   }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerAgentFeatures } from './agent';
 import { AutoInjector } from './autoInjector';
+import { MirrorFollower } from './mirrorFollower';
 import { BudgetStatusBar } from './budgetStatusBar';
 import { ConfigService } from './config';
 import { ContextService } from './contextService';
@@ -23,6 +24,7 @@ import type { Services } from './services';
 import { ArtifactTreeProvider } from './views/artifactTree';
 import { TaskTreeProvider } from './views/taskView';
 import { TrackedFilesProvider } from './views/trackedFilesView';
+import { TerminalFailures } from './sources/terminalLogs';
 
 /**
  * Builds the services (cheap: the database and the tokenizer load lazily, on first use),
@@ -46,7 +48,8 @@ export function activate(context: vscode.ExtensionContext): Services {
     }),
   );
   const git = own(new GitTracker(registry, logger, context.workspaceState));
-  const contexts = new ContextService(registry, config, tracker, logger, git);
+  const terminals = own(new TerminalFailures(logger));
+  const contexts = new ContextService(registry, config, tracker, logger, git, terminals);
   const live = own(new LiveContext(contexts, registry, config, logger));
   const documents = own(new LedgerDocumentProvider(registry, logger));
   const explain = own(new ExplainDocuments());
@@ -58,6 +61,9 @@ export function activate(context: vscode.ExtensionContext): Services {
   own(new BudgetStatusBar(live, config));
 
   own(git.onDidChange(() => live.schedule()));
+  // A command that just failed is new evidence for the meter and the auto-inject file.
+  own(terminals.onDidRecordFailure(() => live.schedule()));
+  const mirror = own(new MirrorFollower(registry, logger));
 
   const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
 
@@ -70,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): Services {
   registerInteropFeatures(context, services);
   registerInspector(context, services);
 
+  mirror.start();
   live.schedule(0);
   logger.info(`Activated in ${(performance.now() - started).toFixed(1)} ms`);
   return services;

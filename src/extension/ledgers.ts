@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LedgerStore } from '../core/store';
 import { LedgerFile, loadSqlJs } from '../node/ledgerFile';
+import { ensureLedgerGitignore, isWorkspaceLedger } from '../node/ledgerFolder';
 import type { ConfigService } from './config';
 import { Debouncer, DisposableBase } from './disposable';
 import type { Logger } from './logger';
@@ -54,7 +55,10 @@ export class FolderLedger implements vscode.Disposable {
     if (this.ledger) return this.ledger;
     if (!create && !this.exists()) return undefined;
     const started = Date.now();
+    const creating = create && !this.exists();
     this.ledger = await LedgerFile.open(this.file, { create, createFolder: create });
+    // A new workspace ledger's folder says at once what git should keep of it (the mirror) and not (the database).
+    if (creating && isWorkspaceLedger(this.file)) ensureLedgerGitignore(path.dirname(this.file));
     const counts = this.ledger.store.countArtifacts();
     this.logger.info(`Opened ${this.file} (${counts.chains} artifacts, ${counts.versions} versions) in ${Date.now() - started} ms`);
     this.empty?.close();

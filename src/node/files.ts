@@ -32,6 +32,11 @@ export function decodeText(bytes: Uint8Array, where: string): string {
 
 /** `missingHint`: what to do instead when there is no such file (the caller knows the likely slip). */
 export function readTextFile(file: string, maxBytes = Number.POSITIVE_INFINITY, missingHint?: string): string {
+  return decodeText(readFileBytes(file, maxBytes, missingHint), file);
+}
+
+/** The bytes of `file`, with readTextFile's checks (exists, not a folder, not over `maxBytes`). */
+export function readFileBytes(file: string, maxBytes = Number.POSITIVE_INFINITY, missingHint?: string): Buffer {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -42,10 +47,14 @@ export function readTextFile(file: string, maxBytes = Number.POSITIVE_INFINITY, 
   if (stat.size > maxBytes) {
     throw new UserError(`${file} is ${(stat.size / 1048576).toFixed(1)} MB; the limit is ${(maxBytes / 1048576).toFixed(0)} MB.`);
   }
-  return decodeText(fs.readFileSync(file), file);
+  return fs.readFileSync(file);
 }
 
 export async function readStdin(maxBytes: number): Promise<string> {
+  return decodeText(await readStdinBytes(maxBytes), 'Standard input');
+}
+
+export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of process.stdin) {
@@ -54,5 +63,5 @@ export async function readStdin(maxBytes: number): Promise<string> {
     if (size > maxBytes) throw new UserError(`Standard input is over ${(maxBytes / 1048576).toFixed(0)} MB.`);
     chunks.push(buffer);
   }
-  return decodeText(Buffer.concat(chunks), 'Standard input');
+  return Buffer.concat(chunks);
 }

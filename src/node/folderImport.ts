@@ -7,8 +7,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isAdrFileName } from '../core/formats/adr';
-import type { ImportFormat, ImportResult, Skipped } from '../core/formats/common';
+import type { ImportFormat, ImportResult, Skipped, SourceFile } from '../core/formats/common';
+import { dedupeSources, expandImports, type ReadSource } from '../core/formats/sameFile';
 import { type DetectedFormat, detectFormats, formatOf, importDetected } from '../core/formats/detect';
+import { applyLinked, fileOfSource, type LinkedChange } from '../core/formats/linked';
 import type { ArtifactInput } from '../core/model';
 import { UserError } from '../core/model';
 import { LedgerStore } from '../core/store';
@@ -21,6 +23,12 @@ export interface FormatReport {
   added: string[];
   updated: string[];
   unchanged: string[];
+  /** Edited in the ledger while their source changed (or went away): kept, and detached from the file. */
+  detached: string[];
+  /** Gone from their source: archived. */
+  removed: string[];
+  /** Every entry added, updated, detached or removed, with the reason. */
+  changes: LinkedChange[];
   tasksAdded: string[];
   tasksUnchanged: string[];
   skipped: Skipped[];
@@ -44,9 +52,14 @@ export interface ImportScan {
   /** Workspace-relative path → path under `listing.root`. */
   toLocal: Map<string, string>;
   prefix: string;
+  /**
+   * A folder inside the workspace: a linked file under it that is gone was removed. (For
+   * one file, or a folder outside, only the files read count.)
+   */
+  wholeFolder: boolean;
 }
 
-export type ParsedImport = Map<ImportFormat, { files: number; result: ImportResult }>;
+export type ParsedImport = Map<ImportFormat, { files: number; result: ImportResult; covered?: (file: string) => boolean }>;
 
 /** A folder, or one file (listed alone, from its folder). */
 function listTarget(target: string): FolderListing {
@@ -99,7 +112,8 @@ export function scanImportSources(workspace: string, target: string, from?: Impo
     const files = [...toLocal.keys()].filter((p) => formatOf(p) === null && isAdrFileName(p) && !toLocal.get(p)!.includes('/'));
     if (files.length > 0) detected = [{ format: 'adr', files }];
   }
-  return { folder, listing, detected, toLocal, prefix };
+  const wholeFolder = !outside && fs.statSync(folder).isDirectory();
+  return { folder, listing, detected, toLocal, prefix, wholeFolder };
 }
 
 /** The error for a folder with nothing importable. */
@@ -111,19 +125,49 @@ export function nothingToImport(folder: string, from?: ImportFormat): UserError 
   );
 }
 
-/** Reads and parses the files of the chosen formats (all detected ones by default). */
+/**
+ * Reads and parses the files of the chosen formats (all detected ones by default). One
+ * real file reached under several paths (links, `@`-imports) is read once; Claude Code
+ * `@path` imports of files that are not knowledge of their own are inlined.
+ */
 export function parseImportSources(scan: ImportScan, formats?: readonly ImportFormat[]): ParsedImport {
   const parsed: ParsedImport = new Map();
-  for (const { format, files } of scan.detected) {
-    if (formats && !formats.includes(format)) continue;
-    const read = readFolderFiles(
-      scan.listing.root,
-      files.map((p) => scan.toLocal.get(p)!),
-    );
-    const sources = read.files.map((f) => ({ path: `${scan.prefix}${f.path}`, content: f.content }));
+  const chosen = scan.detected.filter(({ format }) => !formats || formats.includes(format));
+  const reads = chosen.map(({ format, files }) => ({ format, files, read: readFolderFiles(scan.listing.root, files.map((p) => scan.toLocal.get(p)!)) }));
+  const realOf = (local: string): string => {
+    try {
+      return `${scan.prefix}${path.relative(scan.listing.root, fs.realpathSync(path.join(scan.listing.root, local))).split(path.sep).join('/')}`;
+    } catch {
+      return `${scan.prefix}${local}`;
+    }
+  };
+  const all: ReadSource[] = reads.flatMap(({ read }) => read.files.map((f) => ({ path: `${scan.prefix}${f.path}`, content: f.content, real: realOf(f.path) })));
+  const deduped = dedupeSources(all);
+  const kept = new Map(deduped.files.map((f) => [f.path, f]));
+  const knowledge = new Set(all.map((f) => f.path));
+  const readOther = (file: string): string | null => {
+    if (!file.startsWith(scan.prefix)) return null;
+    const read = readFolderFiles(scan.listing.root, [file.slice(scan.prefix.length)]);
+    return read.files[0]?.content ?? null;
+  };
+  for (const { format, files, read } of reads) {
+    const skipped: Skipped[] = read.skipped.map((s) => ({ ...s, where: `${scan.prefix}${s.where}` }));
+    skipped.push(...deduped.skipped.filter((s) => files.includes(s.where)));
+    const sources: SourceFile[] = [];
+    for (const f of read.files) {
+      const file = kept.get(`${scan.prefix}${f.path}`);
+      if (!file) continue;
+      const expanded = expandImports(file, readOther, (target) => knowledge.has(target));
+      skipped.push(...expanded.skipped);
+      sources.push({ path: file.path, content: expanded.content });
+    }
     const result = importDetected(format, sources);
-    result.skipped.unshift(...read.skipped.map((s) => ({ ...s, where: `${scan.prefix}${s.where}` })));
-    parsed.set(format, { files: files.length, result });
+    result.skipped.unshift(...skipped);
+    const unreadable = new Set(read.skipped.map((s) => `${scan.prefix}${s.where}`));
+    const listed = new Set(files);
+    const covered = (file: string): boolean =>
+      !unreadable.has(file) && (listed.has(file) || (scan.wholeFolder && file.startsWith(scan.prefix)));
+    parsed.set(format, { files: files.length, result, covered });
   }
   return parsed;
 }
@@ -138,12 +182,23 @@ function linkSupersessions(result: ImportResult): ArtifactInput[] {
   return result.artifacts;
 }
 
-/** Applies parsed formats in one transaction; idempotent (unchanged entries are left alone). */
-export function applyImport(store: LedgerStore, parsed: ParsedImport): FormatReport[] {
+/**
+ * Applies parsed formats in one transaction, each entry compared with what its source
+ * said at the last import (see core/formats/linked.ts): an unchanged source changes
+ * nothing, a changed one makes a new version, and nothing a person did in the ledger is undone.
+ */
+export function applyImport(store: LedgerStore, parsed: ParsedImport, now: () => string = () => new Date().toISOString()): FormatReport[] {
   const reports: FormatReport[] = [];
   store.transaction(() => {
-    for (const [format, { files, result }] of parsed) {
-      const report = store.importArtifacts(linkSupersessions(result));
+    for (const [format, { files, result, covered }] of parsed) {
+      const prefix = `import:${format}:`;
+      const changes = applyLinked(
+        store,
+        linkSupersessions(result),
+        (file, source) => source.startsWith(prefix) && fileOfSource(source) === file && (covered?.(file) ?? false),
+        now,
+      );
+      const of = (outcome: LinkedChange['outcome']) => changes.filter((c) => c.outcome === outcome).map((c) => c.id);
       const tasksAdded: string[] = [];
       const tasksUnchanged: string[] = [];
       for (const task of result.tasks ?? []) {
@@ -154,7 +209,19 @@ export function applyImport(store: LedgerStore, parsed: ParsedImport): FormatRep
           tasksAdded.push(task.id);
         }
       }
-      reports.push({ format, files, ...report, tasksAdded, tasksUnchanged, skipped: result.skipped });
+      reports.push({
+        format,
+        files,
+        added: of('added'),
+        updated: of('updated'),
+        unchanged: of('unchanged'),
+        detached: of('detached'),
+        removed: of('removed'),
+        changes: changes.filter((c) => c.outcome !== 'unchanged'),
+        tasksAdded,
+        tasksUnchanged,
+        skipped: result.skipped,
+      });
     }
   });
   return reports;

@@ -226,3 +226,58 @@ export function cachedGit(root: string): GitState | undefined {
   const stamp = gitStamp(root);
   return stamp === undefined ? readGit(root) : gitCache.get(root, stamp, () => readGit(root));
 }
+
+/**
+ * Who last committed each of `files` (paths relative to `folder`), as `Name <email>`, for
+ * the files whose working copy is what that commit holds: a file edited since (or never
+ * committed) is this person's, and gets no entry. One `git status` and one `git log`
+ * over the folder, however many files; nothing when the folder is no repository.
+ */
+export function lastCommitAuthors(folder: string, files: readonly string[]): Map<string, string> {
+  const authors = new Map<string, string>();
+  if (files.length === 0) return authors;
+  const wanted = new Set(files);
+  const status = git(folder, ['status', '--porcelain', '-z', '--untracked-files=all', '--', '.']);
+  if (status === undefined) return authors;
+  const prefix = git(folder, ['rev-parse', '--show-prefix'])?.trim() ?? '';
+  for (const entry of status.split('\0')) {
+    const file = entry.slice(3);
+    if (entry.length > 3 && file.startsWith(prefix)) wanted.delete(file.slice(prefix.length));
+  }
+  if (wanted.size === 0) return authors;
+  const log = git(folder, ['log', `-n${MAX_HISTORY}`, '--no-merges', '--format=%x01%an <%ae>', '--name-only', '--relative', '--', '.']);
+  let author = '';
+  for (const line of (log ?? '').split('\n')) {
+    if (line.startsWith('\u0001')) author = line.slice(1);
+    else if (line !== '' && wanted.delete(line)) authors.set(line, author);
+    if (wanted.size === 0) break;
+  }
+  return authors;
+}
+
+/**
+ * Keeps a generated file out of `git status` without touching the team's `.gitignore`:
+ * lists `relative` (to `root`) in the repository's own `.git/info/exclude`, which is never
+ * committed. Returns 'excluded' when it added the line, 'ignored' when git ignores the file
+ * already, 'tracked' when it is committed (an exclude cannot hide that), and undefined
+ * when `root` is in no repository.
+ */
+export function excludeFromGit(root: string, relative: string): 'excluded' | 'ignored' | 'tracked' | undefined {
+  const out = git(root, ['rev-parse', '--show-prefix', '--git-path', 'info/exclude']);
+  if (out === undefined) return undefined;
+  const [prefix = '', excludePath = ''] = out.split('\n');
+  if (git(root, ['ls-files', '--error-unmatch', '--', relative]) !== undefined) return 'tracked';
+  if (git(root, ['check-ignore', '-q', '--no-index', '--', relative]) !== undefined) return 'ignored';
+  const file = path.resolve(root, excludePath.trim());
+  const line = `/${prefix.trim()}${relative.replace(/\\/g, '/')}`.replace(/([*?[\]!#\\])/g, '\\$1');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let existing = '';
+  try {
+    existing = fs.readFileSync(file, 'utf8');
+  } catch {
+    // No exclude file yet.
+  }
+  const text = `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}# Written by Context Ledger: its auto-inject file is generated, not for commits.\n${line}\n`;
+  fs.writeFileSync(file, text);
+  return 'excluded';
+}

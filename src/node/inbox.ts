@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { MAX_INBOX_FILE_BYTES, type ParsedInboxFile, parseInboxFile } from '../core/inbox';
 import { type Artifact, UserError } from '../core/model';
 import { decodeText, LEDGER_FOLDER } from './files';
+import { LedgerUnavailableError, refuseLink } from './persistence/noLinks';
 
 export const INBOX_FOLDER = 'inbox';
 export const REJECTED_FOLDER = 'rejected';
@@ -46,6 +47,7 @@ function freeName(dir: string, name: string): string {
 /** Moves `file` into `rejected/` and writes `<name>.error` beside it; returns the new path. */
 export function rejectInboxFile(file: string, reason: string): string {
   const dir = path.join(path.dirname(file), REJECTED_FOLDER);
+  refuseLink(dir, `the inbox's ${REJECTED_FOLDER} folder`);
   fs.mkdirSync(dir, { recursive: true });
   const target = freeName(dir, path.basename(file));
   fs.renameSync(file, target);
@@ -79,6 +81,8 @@ export async function processInboxFile(file: string, apply: (parsed: ParsedInbox
     fs.rmSync(file, { force: true });
     return { file, status: 'ingested', created, ignoredFields: parsed.ignoredFields };
   } catch (error) {
+    // The ledger could not take it (locked, a linked part): not the file's fault, it stays for the next attempt.
+    if (error instanceof LedgerUnavailableError) return { file, status: 'failed', error: error.hint ? `${error.message} ${error.hint}` : error.message };
     if (error instanceof UserError) {
       const reason = error.hint ? `${error.message} ${error.hint}` : error.message;
       if (!fs.existsSync(file)) return { file, status: 'failed', error: `${reason} (the file is gone)` };
@@ -90,6 +94,10 @@ export async function processInboxFile(file: string, apply: (parsed: ParsedInbox
 
 /** Processes every waiting file, one after another. */
 export async function processInbox(inboxDir: string, apply: (parsed: ParsedInboxFile, file: string) => Promise<Artifact[]>): Promise<InboxOutcome[]> {
+  // A linked inbox (or ledger folder, or rejected folder) would have files read, deleted or written elsewhere.
+  if (path.basename(path.dirname(inboxDir)) === LEDGER_FOLDER) refuseLink(path.dirname(inboxDir), `the ledger folder ${LEDGER_FOLDER}`);
+  refuseLink(inboxDir, 'the inbox folder');
+  refuseLink(path.join(inboxDir, REJECTED_FOLDER), `the inbox's ${REJECTED_FOLDER} folder`);
   const outcomes: InboxOutcome[] = [];
   for (const file of pendingInboxFiles(inboxDir)) outcomes.push(await processInboxFile(file, apply));
   return outcomes;

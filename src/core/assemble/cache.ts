@@ -1,4 +1,5 @@
 import type { Artifact, TokenizerName } from '../model';
+import { isUnreviewed } from '../review';
 import type { LedgerStore } from '../store';
 import { TokenCounter } from '../tokens';
 import { cachedGlob } from './gating';
@@ -28,6 +29,12 @@ export interface DocInfo {
   titleHead: string;
   idHead: string;
   updatedMs: number;
+  /**
+   * Stands in for unreviewed agent knowledge while `unreviewed: 'hold'` keeps it out: the
+   * reviewed version an agent's new version would replace, or the artifact its proposed
+   * replacement supersedes. Until a person approves, the reviewed knowledge stays in.
+   */
+  standIn?: boolean;
 }
 
 export interface RenderMemo {
@@ -82,10 +89,18 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     indexes.set(store, rebuilt);
     return rebuilt;
   }
-  const artifacts = store.latestArtifacts();
+  const latest = store.latestArtifacts();
+  const replacedByProposal = new Set<string>();
+  for (const a of latest) if (a.supersedes && isUnreviewed(a)) replacedByProposal.add(a.supersedes);
+  const artifacts: Array<{ artifact: Artifact; standIn: boolean }> = latest.map((a) => ({ artifact: a, standIn: a.status === 'superseded' && replacedByProposal.has(a.chainId) }));
+  for (const a of latest) {
+    if (a.version === 1 || !isUnreviewed(a)) continue;
+    const reviewed = store.history(a.id).reverse().find((v) => v.version < a.version && !isUnreviewed(v));
+    if (reviewed) artifacts.push({ artifact: reviewed, standIn: true });
+  }
   const docs: DocInfo[] = [];
   const active: Artifact[] = [];
-  for (const artifact of artifacts) {
+  for (const { artifact, standIn } of artifacts) {
     const globs: CompiledGlob[] = [];
     const invalidGlobs: DocInfo['invalidGlobs'] = [];
     for (const raw of artifact.paths) {
@@ -93,7 +108,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
       if ('error' in compiled) invalidGlobs.push({ glob: raw, error: compiled.error });
       else globs.push(compiled);
     }
-    const slot = artifact.status === 'active' ? active.length : -1;
+    const slot = artifact.status === 'active' || standIn ? active.length : -1;
     if (slot >= 0) active.push(artifact);
     const foldedTitle = foldForPhrase(artifact.title);
     const foldedId = foldForPhrase(artifact.id);
@@ -108,6 +123,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
       titleHead: firstWord(foldedTitle),
       idHead: firstWord(foldedId),
       updatedMs: parseTime(artifact.updatedAt),
+      ...(standIn ? { standIn } : {}),
     });
   }
   const built: LedgerIndex = {

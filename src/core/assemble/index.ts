@@ -5,7 +5,7 @@
 export { assembleContext, pathsInText } from './assemble';
 export { renderExplain, toContractJson } from './explain';
 export { DEFAULT_ASSEMBLE_OPTIONS, DEFAULT_BUDGET, MAX_BUDGET, resolveOptions, validateBudget } from './options';
-export { redactSecrets, type RedactionResult } from './redact';
+export { redactOutgoing, redactSecrets, type RedactionPolicy, type RedactionResult } from './redact';
 export type {
   AssembleOptions,
   AssembleRequest,

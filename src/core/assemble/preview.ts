@@ -52,11 +52,11 @@ function isNoiseParagraph(paragraph: string): boolean {
 /**
  * Where a record states its substance: a decision record's "Decision" or "Decision
  * Outcome" heading (Nygard, MADR) or "**Decision**:" paragraph, a learning's "Lesson" or
- * "Takeaway". The title asks the question; a preview of the answer serves the reader
+ * "Takeaway", a research finding's "Conclusions" or "Findings". The title asks the question; a preview of the answer serves the reader
  * better than one of the status line and the context.
  */
 const SUBSTANCE_START =
-  /^(?:#{1,6}[ \t]*(?:the[ \t]+)?(?:decision(?:[ \t]+outcome)?|lessons?(?:[ \t]+learned)?|takeaways?)[ \t]*:?[ \t]*$|\*\*(?:decision|lessons?(?: learned)?|takeaways?)(?::\*\*|\*\*[ \t]*:))/im;
+  /^(?:#{1,6}[ \t]*(?:the[ \t]+)?(?:decision(?:[ \t]+outcome)?|lessons?(?:[ \t]+learned)?|takeaways?|conclusions?|findings?)[ \t]*:?[ \t]*$|\*\*(?:decision|lessons?(?: learned)?|takeaways?|conclusions?|findings?)(?::\*\*|\*\*[ \t]*:))/im;
 
 /** A bold label with its colon inside or after it: "**Consequences**:" or "**Consequences:**". */
 const BOLD_LABEL = String.raw`\*\*[^*\n]+(?::\*\*|\*\*[ \t]*:)`;

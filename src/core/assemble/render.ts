@@ -14,6 +14,7 @@ export const SECTION_TITLES = {
   workflow: '## Workflow so far',
   instructions: '## Recording what you learn',
   diagnostics: '## Problems the editor reports',
+  logs: '## What just failed (logs)',
   code: '## Code in play',
   git: '## Recent changes (git)',
   docs: '## Workspace docs',
@@ -26,7 +27,7 @@ export type SectionKey = keyof typeof SECTION_TITLES;
 export const SECTION_ORDER: readonly SectionKey[] = [
   'brief', 'rules', 'pinned', 'task', 'path', 'global',
   // Live sources: what the workspace says now, after what the ledger says was decided.
-  'diagnostics', 'code', 'git', 'docs', 'deployment', 'conversation',
+  'logs', 'diagnostics', 'code', 'git', 'docs', 'deployment', 'conversation',
   'workflow', 'instructions', 'noted',
 ];
 
@@ -133,7 +134,8 @@ export function previewBlock(artifact: Artifact, title: string, preview: string)
 }
 
 export function titleLine(artifact: Artifact, title: string): string {
-  return `- ${marked(artifact, title)} (${typeLabel(artifact)}) ${artifact.id}`;
+  // The URN, not the bare id: it is what get_artifact and the resource template take, and what the heading promises.
+  return `- ${marked(artifact, title)} (${typeLabel(artifact)}) ${artifactUrn(artifact.id)}`;
 }
 
 export interface RenderedSection {

@@ -1,4 +1,6 @@
-import type { Feedback } from '../model';
+import { type ArtifactType, type Feedback, FADING_HALF_LIFE_DAYS } from '../model';
+import type { DocInfo } from './cache';
+import { type ActivePath, type PathMatch, pathProximity } from './paths';
 import type { AssembleOptions, ScoreComponents } from './types';
 
 export const DAY_MS = 86_400_000;
@@ -18,7 +20,23 @@ export interface ScoreInput {
   typePriority: number;
   maxTypePriority: number;
   feedback: Feedback | undefined;
+  /** How much the artifact's kind counts for this task, its age and the task's profile aside from text (1 = as is): see `kindFactor`. */
+  kindFactor?: number;
 }
+
+/**
+ * Research findings fade with age (FADING_HALF_LIFE_DAYS) and count more when the task is
+ * itself research (a spike builds on the last spike); every other kind counts as it is.
+ */
+export function kindFactor(type: ArtifactType, ageDays: number, researchTask: () => boolean): number {
+  const halfLife = FADING_HALF_LIFE_DAYS[type];
+  if (halfLife === undefined) return 1;
+  const fade = Math.pow(0.5, Math.max(0, ageDays) / halfLife);
+  return fade * (type === 'research' && researchTask() ? RESEARCH_PROFILE_BOOST : 1);
+}
+
+/** A research task weighs earlier findings this much more: the profile weighs its own kind of knowledge, as it does its sources. */
+const RESEARCH_PROFILE_BOOST = 1.3;
 
 export function emptyComponents(): ScoreComponents {
   return { relevance: 0, reference: 0, path: 0, recency: 0, type: 0, feedback: 0 };
@@ -43,7 +61,7 @@ export function feedbackSignal(feedback: Feedback | undefined): number {
 /** Weighted score components; the score is their sum. */
 export function scoreComponents(input: ScoreInput, options: AssembleOptions): ScoreComponents {
   const w = options.weights;
-  const relevance = input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0;
+  const relevance = (input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0) * (input.kindFactor ?? 1);
   // A path match says "this is about the files in play"; whether it is about the task is
   // the text's job. So the path signal grows with relevance, keeping `pathAlone` of it without.
   const topical = options.pathAlone + (1 - options.pathAlone) * relevance;
@@ -65,4 +83,73 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
 /** The chance an artifact with this score is what the agent needs (see `worthSlope`). */
 export function expectedWorth(score: number, options: AssembleOptions): number {
   return 1 / (1 + Math.exp(-options.worthSlope * (score - options.worthMidpoint)));
+}
+
+/** What scoring knows about the build: the task's words, the BM25F scores and the options. */
+export interface ScoreContext {
+  options: AssembleOptions;
+  now: Date;
+  task: { id?: string } | undefined;
+  taskText: string;
+  /** The task text and labels folded by foldForPhrase, and its words. */
+  foldedTask: string;
+  taskWords: ReadonlySet<string>;
+  /** BM25F score per index slot, and the best among the candidates. */
+  bm25: ArrayLike<number>;
+  bm25Max: number;
+  active: readonly ActivePath[];
+  feedback: ReadonlyMap<string, Feedback>;
+  maxTypePriority: number;
+  isResearchTask: () => boolean;
+}
+
+export interface Scored {
+  components: ScoreComponents;
+  score: number;
+  proximity: number;
+  referenced: boolean;
+  bm25: number;
+}
+
+/**
+ * Whether the task names the artifact: its own task's knowledge, its id or title written in
+ * the task text, or one of its literal paths.
+ */
+export function isReferenced(doc: DocInfo, ctx: ScoreContext): boolean {
+  const a = doc.artifact;
+  // Knowledge written for the active task is named by it as surely as by its title.
+  const ownTask = a.scope === 'task' && ctx.task?.id !== undefined && a.taskId === ctx.task.id;
+  return (
+    ownTask ||
+    (ctx.task !== undefined &&
+      ((doc.foldedId.length > 4 && ctx.taskWords.has(doc.idHead) && ctx.foldedTask.includes(doc.foldedId)) ||
+        (doc.foldedTitle.length >= 12 && ctx.taskWords.has(doc.titleHead) && doc.foldedTitle.trim().includes(' ') && ctx.foldedTask.includes(doc.foldedTitle)) ||
+        doc.globs.some((g) => g.literal && g.glob.length >= 4 && ctx.taskText.includes(g.glob))))
+  );
+}
+
+/** The scoring stage for one admitted artifact: its weighted components and their sum. */
+export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | undefined; unmatchedPath: boolean }, ctx: ScoreContext): Scored {
+  const a = doc.artifact;
+  const { options } = ctx;
+  const proximity = admitted.unmatchedPath ? pathProximity(doc.globs, ctx.active) : 0;
+  const referenced = isReferenced(doc, ctx);
+  const bm25 = doc.slot >= 0 ? ctx.bm25[doc.slot]! : 0;
+  const components = scoreComponents(
+    {
+      bm25,
+      bm25Max: ctx.bm25Max,
+      referenced,
+      pathSpecificity: admitted.pathMatch?.specificity ?? 0,
+      proximity,
+      unmatchedPath: admitted.unmatchedPath,
+      ageDays: (ctx.now.getTime() - doc.updatedMs) / DAY_MS,
+      typePriority: options.typePriority[a.type] ?? ctx.maxTypePriority,
+      maxTypePriority: ctx.maxTypePriority,
+      feedback: ctx.feedback.get(a.id),
+      kindFactor: kindFactor(a.type, (ctx.now.getTime() - doc.updatedMs) / DAY_MS, ctx.isResearchTask),
+    },
+    options,
+  );
+  return { components, score: sumComponents(components), proximity, referenced, bm25 };
 }

@@ -21,7 +21,7 @@ import {
   stringList,
   stringValue,
 } from './common';
-import type { Tokens } from './markdown';
+import type { Token, Tokens } from './markdown';
 import { contentOf, hasContent, headingText, isHeading, lexMarkdown, splitAtHeadings } from './markdown';
 
 /** Front matter keys the ADR importer maps to artifact fields (the rest go to `extra.frontMatter`). */
@@ -127,16 +127,24 @@ function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): Parse
     return null;
   }
   const data = front.data;
-  const tokens = lexMarkdown(front.body);
+  const notes: string[] = [];
+  const allTokens = lexMarkdown(front.body, notes);
+  for (const reason of notes) skipped.push({ where: file.path, reason });
+  // A metadata table at the top (`| Status | Deprecated |`) holds status, date and tags: read, not shown.
+  const meta = metadataTable(allTokens);
+  const tokens = meta ? allTokens.filter((token) => token !== meta.token) : allTokens;
   const titleIndex = tokens.findIndex((token) => isHeading(token) && token.depth === 1);
-  const fallbackIndex = titleIndex >= 0 ? titleIndex : tokens.findIndex((token) => isHeading(token));
+  // Without a `#` title, a first heading that names a usual ADR section ("Context") is not the title: the file name is.
+  const firstHeading = tokens.findIndex((token) => isHeading(token));
+  const fallbackIndex =
+    titleIndex >= 0 ? titleIndex : firstHeading >= 0 && !ADR_SECTION.test(headingText(tokens[firstHeading] as Tokens.Heading)) ? firstHeading : -1;
   const titleToken = fallbackIndex >= 0 ? (tokens[fallbackIndex] as Tokens.Heading) : null;
   // The title heading is not part of the body (unless front matter holds the title
   // and the first heading is just the first section).
   const dropIndex = titleIndex >= 0 ? titleIndex : stringValue(data.title) === null ? fallbackIndex : -1;
   const bodyTokens = tokens.filter((_, index) => index !== dropIndex);
 
-  const rawTitle = stringValue(data.title) ?? (titleToken ? headingText(titleToken) : name.replace(/\.md$/i, ''));
+  const rawTitle = stringValue(data.title) ?? (titleToken ? headingText(titleToken) : titleFromFileName(name));
   const stripped = stripAdrPrefix(rawTitle);
   const number = adrNumberFromFileName(file.path) ?? stripped.number ?? numberValue(data.number ?? data.id ?? data.adr);
   let title = stripped.title;
@@ -150,23 +158,27 @@ function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): Parse
   // Where the status lives: front matter, a `## Status` section, or MADR 2 /
   // Nygard lines (`* Status: accepted`, `Date: ...`) between the title and the first `##`.
   const sections = splitAtHeadings(tokens, 2);
-  const statusSection = sections.find((section) => section.heading && /^status$/i.test(headingText(section.heading)));
+  // The `## Status` section of the record itself (a `##` right under the title), not any "Status" further down.
+  const statusSection = sections.find((section) => section.heading && section.heading.depth <= 2 && /^status$/i.test(headingText(section.heading)));
   const titleSection = titleToken ? sections.find((section) => section.heading === titleToken) : undefined;
   const preamble = [...(sections[0]?.tokens ?? []), ...(titleSection && titleToken!.depth < 2 ? titleSection.tokens : [])];
   const preambleText = contentOf(preamble.filter((token) => !isHeading(token)));
   const statusText = statusSection ? contentOf(statusSection.tokens) : '';
   const preambleStatus = /^\s*(?:[-*+]\s+)?(?:\*\*)?Status(?:\*\*)?\s*:(?:\*\*)?\s*(.+)$/im.exec(preambleText)?.[1] ?? null;
 
-  const statusWord = normalizeStatusWord(stringValue(data.status) ?? firstStatusLine(statusText) ?? preambleStatus);
-  const linkText = [statusText, preambleStatus ?? ''].join('\n').replace(/\*\*|__/g, '');
+  const metaStatus = meta?.values.get('status') ?? null;
+  const statusWord = normalizeStatusWord(stringValue(data.status) ?? metaStatus ?? knownStatusLine(statusText) ?? preambleStatus);
+  const linkText = [statusText, preambleStatus ?? '', metaStatus ?? '', meta?.values.get('superseded by') ?? ''].join('\n').replace(/\*\*|__/g, '');
   const supersededBy = [
     ...stringList(data.superseded_by ?? data['superseded-by'] ?? data.supersededBy ?? data.supersededby),
+    ...(meta?.values.get('superseded by') ? [meta.values.get('superseded by')!] : []),
     ...refsAfter(linkText, /(?<!partially\s)\bsuperseded\s+by\b\s*:?/gi),
   ];
   const supersedes = [...stringList(data.supersedes), ...refsAfter(linkText, /(?<![\w-])supersedes\b\s*:?(?:\*\*)?/gi)];
 
   const dateLine = /^\s*(?:[-*+]\s+)?(?:\*\*)?Date(?:\*\*)?\s*:(?:\*\*)?\s*(\S+)/im.exec(preambleText)?.[1];
-  const created = isoDate(data.created) ?? isoDate(data.date) ?? isoDate(dateLine);
+  const metaDate = meta?.values.get('date') ?? meta?.values.get('created') ?? null;
+  const created = isoDate(data.created) ?? isoDate(data.date) ?? isoDate(metaDate?.split(/\s|;/)[0]) ?? isoDate(dateLine);
   const updated = isoDate(data.updated) ?? isoDate(data.last_updated) ?? isoDate(data.date) ?? created;
 
   let status: ArtifactStatus = 'active';
@@ -175,6 +187,8 @@ function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): Parse
 
   const extraFront: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) if (!KNOWN_KEYS.has(key.toLowerCase())) extraFront[key] = value;
+  // The number is how people name the record ("ADR-0057"): it stays in the title.
+  if (number !== null) title = `ADR-${String(number).padStart(4, '0')}: ${title}`;
   const idBase = number !== null ? `adr-${String(number).padStart(4, '0')}` : `adr-${slugify(name.replace(/\.md$/i, ''), 50) || 'untitled'}`;
 
   const artifact: ArtifactInput = {
@@ -184,7 +198,7 @@ function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): Parse
     title,
     body: contentOf(bodyTokens),
     summary: stringValue(data.description),
-    tags: stringList(data.tags),
+    tags: stringList(data.tags ?? meta?.values.get('tags')),
     status,
     source: importSource('adr', normalizePath(file.path)),
     ...(created ? { createdAt: created } : {}),
@@ -198,12 +212,53 @@ function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): Parse
   return { path: normalizePath(file.path), artifact, number, statusWord, supersededBy, supersedes };
 }
 
-const ARCHIVED_WORDS = new Set(['deprecated', 'rejected', 'withdrawn', 'obsolete', 'retired', 'abandoned', 'declined', 'cancelled', 'canceled']);
+/** Section names of the usual ADR templates: never a record's title. */
+const ADR_SECTION = /^(?:context(?: and problem statement)?|status|decision(?: outcome| drivers)?|consequences|considered options|problem|background|summary)$/i;
 
-function firstStatusLine(text: string): string | null {
-  const line = text.split('\n').find((candidate) => candidate.trim() !== '');
-  return line ?? null;
+/** Status words ADR templates use; a `## Status` section is read only for one of these. */
+const STATUS_WORDS = /^\W*(?:accepted|proposed|draft|approved|implemented|deprecated|superseded|replaced|rejected|withdrawn|obsolete|retired|abandoned|declined|cancelled|canceled|amended|living|final|active|open|in progress|under review)\b/i;
+
+/** `0001-drop-kafka-dependency.md` → "Drop kafka dependency". */
+function titleFromFileName(name: string): string {
+  const stem = name.replace(/\.md$/i, '').replace(/^(?:adr[-_ ]?)?\d+[-_ .]*/i, '').replace(/[-_]+/g, ' ').trim();
+  return stem === '' ? name.replace(/\.md$/i, '') : stem.charAt(0).toUpperCase() + stem.slice(1);
 }
+
+/** First line of a `## Status` section that states a status ("Accepted", "Superseded by ADR-12"). */
+function knownStatusLine(text: string): string | null {
+  const lines = text.split('\n').map((line) => line.replace(/^\s*(?:[-*+]\s+)?/, '').replace(/\*\*|__/g, '').trim()).filter((line) => line !== '');
+  return lines.find((line) => STATUS_WORDS.test(line)) ?? null;
+}
+
+const META_KEYS = new Set(['status', 'date', 'created', 'tags', 'superseded by', 'deciders', 'author', 'author(s)', 'authors', 'owner', 'owners']);
+
+/**
+ * A metadata table before the record's first `##` section: vertical (`| Status | Deprecated |`
+ * rows, with or without a `| Field | Value |` header) or horizontal (a header row of keys,
+ * `| Status | Date | Author(s) |`, over one row of values). Keys are lower-cased.
+ */
+function metadataTable(tokens: readonly Token[]): { token: Token; values: Map<string, string> } | null {
+  for (const token of tokens) {
+    if (isHeading(token) && token.depth >= 2) return null;
+    if (token.type !== 'table') continue;
+    const table = token as Tokens.Table;
+    const cell = (c: Tokens.TableCell): string => c.text.replace(/\*\*|__/g, '').trim();
+    const header = table.header.map(cell);
+    const rows = table.rows.map((row) => row.map(cell));
+    const key = (text: string): string => text.toLowerCase().replace(/:$/, '');
+    const values = new Map<string, string>();
+    const headerKeys = header.filter((h) => META_KEYS.has(key(h))).length;
+    if (headerKeys >= 2 && rows.length >= 1) {
+      header.forEach((h, i) => META_KEYS.has(key(h)) && rows[0]![i] && values.set(key(h), rows[0]![i]));
+    } else {
+      for (const row of [header, ...rows]) if (row.length >= 2 && META_KEYS.has(key(row[0]!)) && row[1]) values.set(key(row[0]!), row[1]);
+    }
+    return values.has('status') || values.has('date') ? { token, values } : null;
+  }
+  return null;
+}
+
+const ARCHIVED_WORDS = new Set(['deprecated', 'rejected', 'withdrawn', 'obsolete', 'retired', 'abandoned', 'declined', 'cancelled', 'canceled']);
 
 /** "**Superseded** by [ADR-0047](...)" → "superseded"; "Accepted (partially ...)" → "accepted". */
 function normalizeStatusWord(text: string | null): string | null {

@@ -69,7 +69,8 @@ export function classifyRuleFile(path: string): RuleFileMatch | null {
   if (/\.instructions\.md$/i.test(name) && parentOf('.github/instructions') !== null) {
     return { kind: 'copilot-instructions', format: 'copilot', appliesTo: parentOf('.github/instructions') ?? '' };
   }
-  if (/\.mdc$/i.test(name) && parentOf('.cursor/rules') !== null) {
+  // Cursor reads `.mdc` and `.md` rules in any `.cursor/rules` folder, nested ones for their folder.
+  if (/\.mdc?$/i.test(name) && parentOf('.cursor/rules') !== null) {
     return { kind: 'cursor-mdc', format: 'cursor', appliesTo: parentOf('.cursor/rules') ?? '' };
   }
   if (name === '.cursorrules') return { kind: 'cursor-legacy', format: 'cursor', appliesTo: dir };
@@ -82,7 +83,8 @@ export function classifyRuleFile(path: string): RuleFileMatch | null {
   }
   if (name === 'AGENTS.md') return { kind: 'agents-md', format: 'agents-md', appliesTo: dir };
   if (name === '.clinerules') return { kind: 'cline', format: 'cline', appliesTo: dir };
-  if (parentOf('.clinerules') !== null && /\.(?:md|mdc|txt)$/i.test(name)) {
+  // Cline reads every file of `.clinerules/` as a rule except its workflows, hooks and skills.
+  if (parentOf('.clinerules') !== null && /\.(?:md|mdc|txt)$/i.test(name) && !/(?:^|\/)\.clinerules\/(?:workflows|hooks|skills)\//.test(p)) {
     return { kind: 'cline', format: 'cline', appliesTo: parentOf('.clinerules') ?? '' };
   }
   return null;
@@ -112,13 +114,15 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
       skipped.push({ where: file.path, reason: front.error });
       continue;
     }
-    const tokens = lexMarkdown(front.body);
+    const notes: string[] = [];
+    const tokens = lexMarkdown(front.body, notes);
+    for (const reason of notes) skipped.push({ where: file.path, reason });
     if (!hasContent(tokens)) {
       skipped.push({ where: file.path, reason: 'no content' });
       continue;
     }
     const reader = new RuleReader(file.path, match, front.data, tokens, ids);
-    if (match.kind === 'copilot-instructions' || match.kind === 'cursor-mdc' || match.kind === 'claude-rules') {
+    if (WHOLE_FILE_KINDS.has(match.kind)) {
       artifacts.push(reader.wholeFile());
     } else {
       artifacts.push(...reader.sections());
@@ -126,6 +130,16 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
   }
   return { artifacts, skipped };
 }
+
+/** Kinds read as one artifact per file, titled from their own name; the others fall back to their path ("CLAUDE.md", not "Md"). */
+const WHOLE_FILE_KINDS = new Set<RuleFileKind>(['copilot-instructions', 'cursor-mdc', 'claude-rules']);
+
+/**
+ * A section longer than this (about 1,000 tokens) with headings of its own is split
+ * at them: an agent gets a unit it can use whole, not a preview of a long one. Shorter
+ * sections stay whole, so a rule and its examples are not torn apart.
+ */
+const SECTION_SPLIT_CHARS = 4000;
 
 class RuleReader {
   private readonly source: string;
@@ -156,7 +170,10 @@ class RuleReader {
     this.pinned = alwaysApply && match.appliesTo === '';
     this.summary = stringValue(data.description);
     const stem = match.kind === 'cline' || match.kind === 'cursor-mdc' ? slugify(baseName(path).replace(/\.[a-z]+$/i, '')) : '';
-    this.tags = unique([match.format, ...(stem !== '' && stem !== 'clinerules' ? [stem] : [])]);
+    // Cursor attaches a rule with neither alwaysApply nor globs only when the agent asks for
+    // it by its description (or when @-mentioned, without one): never always-on.
+    const mode = match.kind === 'cursor-mdc' && !alwaysApply && globs.length === 0 ? (this.summary ? 'agent-requested' : 'manual') : null;
+    this.tags = unique([match.format, ...(stem !== '' && stem !== 'clinerules' ? [stem] : []), ...(mode ? [mode] : [])]);
   }
 
   private globs(): string[] {
@@ -178,7 +195,7 @@ class RuleReader {
     const h1Index = this.tokens.findIndex((token) => isHeading(token) && token.depth === 1);
     const named = stringValue(this.data.name) ?? stringValue(this.data.title);
     const h1 = h1Index >= 0 ? headingText(this.tokens[h1Index] as Tokens.Heading) : null;
-    const title = named ?? h1 ?? this.summary ?? humanize(this.fileSlug || baseName(this.path));
+    const title = named ?? h1 ?? this.summary ?? (WHOLE_FILE_KINDS.has(this.match.kind) ? humanize(this.fileSlug || baseName(this.path)) : this.path);
     const body = contentOf(named === null && h1Index >= 0 ? this.tokens.filter((_, index) => index !== h1Index) : this.tokens);
     return this.artifact(this.ids.next(idOf(this.match.format, this.fileSlug)), title, body);
   }
@@ -190,10 +207,18 @@ class RuleReader {
   sections(): ArtifactInput[] {
     const depth = splitDepth(this.tokens);
     if (depth === null) return [this.wholeFile()];
-    const sections = splitAtHeadings(this.tokens, depth);
+    return this.sectionsAt(this.tokens, depth, null, true);
+  }
+
+  /**
+   * The sections of `tokens` at `depth`. `outer` is the title of the section they sit in
+   * (it prefixes theirs); `top` says whether these are the file's own top sections.
+   */
+  private sectionsAt(tokens: readonly Token[], depth: number, outer: string | null, top: boolean): ArtifactInput[] {
+    const sections = splitAtHeadings([...tokens], depth);
     const out: ArtifactInput[] = [];
     const fileTitle = baseName(this.path);
-    let docTitle: string | null = null;
+    let docTitle: string | null = outer;
     let titled = false;
     for (const section of sections) {
       const heading = section.heading;
@@ -205,8 +230,8 @@ class RuleReader {
       let title: string;
       let idBase: string;
       if (heading === null) {
-        title = fileTitle;
-        idBase = idOf(this.match.format, this.fileSlug);
+        title = top ? fileTitle : (outer ?? fileTitle);
+        idBase = idOf(this.match.format, this.fileSlug, top ? '' : slugify(outer ?? '', 40));
       } else if (heading.depth < depth) {
         // The document title's text keeps the file's plain id; later part titles add their slug.
         title = headingText(heading);
@@ -216,6 +241,13 @@ class RuleReader {
         const name = headingText(heading);
         title = prefix ? `${prefix}: ${name}` : name;
         idBase = idOf(this.match.format, this.fileSlug, slugify(name, 40) || 'section');
+        // A long section with headings of its own: one artifact per sub-section.
+        const inner = contentOf(section.tokens);
+        const subDepth = inner.length > SECTION_SPLIT_CHARS ? splitDepth(section.tokens) : null;
+        if (subDepth !== null && subDepth > depth) {
+          out.push(...this.sectionsAt(section.tokens, subDepth, title, false));
+          continue;
+        }
       }
       out.push(this.artifact(this.ids.next(idBase), title, contentOf(section.tokens)));
     }

@@ -116,7 +116,9 @@ export function parseCtx(files: readonly CtxFile[], options: CtxImportOptions = 
       skipped.push({ where: path, reason: 'not a ctx knowledge file (expected DECISIONS, LEARNINGS, CONVENTIONS, CONSTITUTION, TASKS, ARCHITECTURE or GLOSSARY .md)' });
       continue;
     }
-    const tokens = lexMarkdown(file.content);
+    const notes: string[] = [];
+    const tokens = lexMarkdown(file.content, notes);
+    for (const reason of notes) skipped.push({ where: path, reason });
     const lines = tokenLines(tokens);
     const at = (token: Token | undefined): string => `${path}:${(token && lines.get(token)) ?? 1}`;
     const ctx: Context = { path, prefix, at, source: importSource('ctx', path), ids, artifacts, skipped };

@@ -24,12 +24,103 @@ const LEXER_OPTIONS: MarkedOptions = { gfm: true, breaks: false, pedantic: false
 
 /**
  * Block tokens of `source` (CRLF and lone CR normalised to LF). The `raw` fields of
- * the top-level tokens concatenate back to the normalised source. Inline tokens are
- * not produced (the importers never need them and they cost most of the lexing time).
+ * the top-level tokens concatenate back to the normalised source, except on lines nested
+ * too deep (capNesting), which are cut back first and described in `notes`. Inline tokens
+ * are not produced (the importers never need them and they cost most of the lexing time).
  */
-export function lexMarkdown(source: string): Token[] {
+export function lexMarkdown(source: string, notes?: string[]): Token[] {
+  const capped = capNesting(source.replace(/\r\n?/g, '\n'));
+  if (capped.flattened.length > 0) notes?.push(describeFlattened(capped.flattened));
   const lexer = new Lexer(LEXER_OPTIONS);
-  return lexer.blockTokens(source.replace(/\r\n?/g, '\n'), []);
+  return lexer.blockTokens(capped.text, []);
+}
+
+/**
+ * Deepest nesting of block quotes and list items kept on one line. The lexer recurses once
+ * per level (about a thousand `>` overflow the stack) and re-reads an item's text once per
+ * level it is nested in (3,000 ever-deeper list lines took over a minute: the time grows
+ * with depth times size). Documents people write stay within four or five levels.
+ */
+export const MAX_MARKDOWN_NESTING = 8;
+/** Most indentation kept before a line's text: eight levels of two-column (`- `) lists. */
+export const MAX_MARKDOWN_INDENT = MAX_MARKDOWN_NESTING * 2;
+
+/** One `>` or list marker of a line's prefix, with the blanks before it. */
+const PREFIX_PART = /([ \t]*)(>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$))/y;
+/** A fence (``` or ~~~) at the top level: lines inside are code and are never changed. */
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** Columns `blanks` spans from column `from` (tabs to the next multiple of four); counting stops past the indentation limit. */
+function columns(blanks: string, from: number): number {
+  let col = from;
+  for (let i = 0; i < blanks.length && col - from <= MAX_MARKDOWN_INDENT; i++) col = blanks.charCodeAt(i) === 9 ? col + 4 - (col % 4) : col + 1;
+  return col - from;
+}
+
+/**
+ * `text` with every line that nests deeper than MAX_MARKDOWN_NESTING (quotes and list
+ * markers) or is indented past MAX_MARKDOWN_INDENT cut back to that depth: the markers and
+ * blanks past the limit go, the words stay. `flattened` holds the 1-based lines changed.
+ * Linear in the text; lines inside top-level fenced code are left alone.
+ */
+export function capNesting(text: string): { text: string; flattened: number[] } {
+  const flattened: number[] = [];
+  const lines = text.split('\n');
+  let fence: string | null = null;
+  // Indentation of the last line kept as it was: a line indented past the limit is cut back
+  // to it, a sibling of the deepest item kept rather than code indented under it.
+  let lastIndent = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const open = FENCE.exec(line);
+    if (fence !== null) {
+      if (open && open[1]![0] === fence[0] && open[1]!.length >= fence.length && line.trim() === open[0].trim()) fence = null;
+      continue;
+    }
+    if (open) {
+      fence = open[1]!;
+      continue;
+    }
+    let at = 0;
+    let levels = 0;
+    let indent = 0;
+    let kept = '';
+    let over = false;
+    PREFIX_PART.lastIndex = 0;
+    for (let part = PREFIX_PART.exec(line); part !== null; part = PREFIX_PART.exec(line)) {
+      at = PREFIX_PART.lastIndex;
+      if (++levels > MAX_MARKDOWN_NESTING) {
+        over = true;
+        continue;
+      }
+      let blanks = part[1]!;
+      if (indent + columns(blanks, indent) > MAX_MARKDOWN_INDENT) {
+        over = true;
+        blanks = ' '.repeat(Math.max(0, Math.min(lastIndent, MAX_MARKDOWN_INDENT) - indent));
+      }
+      indent += columns(blanks, indent) + part[2]!.length;
+      kept += blanks + part[2]!;
+    }
+    let blanks = /^[ \t]*/.exec(line.slice(at))![0];
+    const rest = line.slice(at + blanks.length);
+    if (indent + columns(blanks, indent) > MAX_MARKDOWN_INDENT) {
+      over = true;
+      blanks = ' '.repeat(Math.max(kept === '' ? 0 : 1, Math.min(lastIndent, MAX_MARKDOWN_INDENT) - indent));
+    }
+    if (!over) {
+      if (rest !== '') lastIndent = columns(/^[ \t]*/.exec(line)![0], 0);
+      continue;
+    }
+    lines[i] = `${kept}${blanks === '' && kept !== '' && rest !== '' ? ' ' : blanks}${rest}`;
+    flattened.push(i + 1);
+  }
+  return { text: flattened.length > 0 ? lines.join('\n') : text, flattened };
+}
+
+/** What an import report says about the lines capNesting cut back. */
+export function describeFlattened(lines: readonly number[]): string {
+  const where = lines.length === 1 ? `line ${lines[0]}` : `lines ${lines[0]}–${lines[lines.length - 1]} (${lines.length} lines)`;
+  return `${where}: nesting deeper than ${MAX_MARKDOWN_NESTING} block quotes or list levels, or indentation past ${MAX_MARKDOWN_INDENT} columns, cut back to that depth (imported, every word kept)`;
 }
 
 /** Concatenated `raw` of tokens: the exact source text they came from. */

@@ -261,3 +261,34 @@ function stringArray(value: unknown, key: string, fail: (message: string) => nev
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return fail(`"${key}" must be a list of strings`);
   return value as string[];
 }
+
+/** The two sides of a file git left with conflict markers: what this clone had, and what came in. */
+export interface ConflictSides {
+  ours: string;
+  theirs: string;
+}
+
+/**
+ * Splits a file holding git's conflict markers (`<<<<<<<`, optional diff3 `|||||||`,
+ * `=======`, `>>>>>>>` at the start of a line) into its two whole versions; undefined when
+ * it holds none. A file with half a hunk (markers a person left unbalanced) yields sides
+ * with the stray lines kept on both, which then fail to parse like any broken file.
+ */
+export function splitConflictMarkers(text: string): ConflictSides | undefined {
+  if (!/^<{7}(?: |$)/m.test(text)) return undefined;
+  const ours: string[] = [];
+  const theirs: string[] = [];
+  let side: 'both' | 'ours' | 'base' | 'theirs' = 'both';
+  for (const line of text.split(/(?<=\n)/)) {
+    const bare = line.replace(/\r?\n$/, '');
+    if (/^<{7}(?: |$)/.test(bare) && side === 'both') side = 'ours';
+    else if (/^\|{7}(?: |$)/.test(bare) && side === 'ours') side = 'base';
+    else if (/^={7}$/.test(bare) && (side === 'ours' || side === 'base')) side = 'theirs';
+    else if (/^>{7}(?: |$)/.test(bare) && side === 'theirs') side = 'both';
+    else {
+      if (side === 'both' || side === 'ours') ours.push(line);
+      if (side === 'both' || side === 'theirs') theirs.push(line);
+    }
+  }
+  return { ours: ours.join(''), theirs: theirs.join('') };
+}

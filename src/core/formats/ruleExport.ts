@@ -9,6 +9,7 @@
  * artifacts (a rule file has no notion of the active task). Global artifacts go to one
  * file; path-scoped ones to one file per distinct set of globs.
  */
+import { type RedactionPolicy, redactOutgoing } from '../assemble/redact';
 import type { Artifact, ArtifactType } from '../model';
 import { DEFAULT_TYPE_PRIORITY, UserError } from '../model';
 import { GENERATED_MARKER } from './agentRules';
@@ -37,6 +38,8 @@ export interface RuleExportOptions {
   priority?: Readonly<Record<ArtifactType, number>>;
   /** At most this many titles in the "Also noted" line (the rest as "and N more"). Default 20. */
   maxAlsoNoted?: number;
+  /** Secrets in titles and bodies are masked (rule files are committed and read by every agent); default on. */
+  redaction?: RedactionPolicy;
 }
 
 export interface ExportedRuleFile {
@@ -59,6 +62,8 @@ export function isGeneratedRuleFile(content: string): boolean {
 }
 
 export function exportRules(target: RuleTarget, artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
+  // Masked before fitting, so the budget counts what is written.
+  artifacts = artifacts.map((a) => ({ ...a, ...redactOutgoing({ title: a.title, body: a.body }, options.redaction) }));
   switch (target) {
     case 'copilot':
       return exportCopilotInstructions(artifacts, options);

@@ -48,7 +48,7 @@ export interface AgentFilesView {
 export type RowStatus = 'full' | 'preview' | 'title' | 'excluded';
 export const ROW_STATUSES: readonly RowStatus[] = ['full', 'preview', 'title', 'excluded'];
 
-export type SegmentKey = Layer | 'headroom' | 'over';
+export type SegmentKey = Layer | 'research' | 'headroom' | 'over';
 
 export const SEGMENT_LABELS: Readonly<Record<SegmentKey, string>> = {
   fixed: 'Fixed (rules, pins, task brief)',
@@ -59,10 +59,12 @@ export const SEGMENT_LABELS: Readonly<Record<SegmentKey, string>> = {
   instructions: 'Knowledge production',
   code: 'Code in play',
   diagnostics: 'Problems (diagnostics)',
+  logs: 'Logs (what just failed)',
   docs: 'Workspace docs',
   deployment: 'Deployment files',
   git: 'Git changes',
   conversation: 'Conversation',
+  research: 'Research findings',
   headroom: 'Unused headroom',
   over: 'Over the budget',
 };
@@ -158,9 +160,17 @@ export function estimateView(text: string, real: number): EstimateView {
  * figures are counted per section by the assembler and may add up to a little more
  * than the joined text; widths are scaled so the used part is exactly tokensUsed.
  */
-export function barSegments(result: Pick<AssembleResult, 'budget' | 'tokensUsed' | 'layers'>): BarSegment[] {
+export function barSegments(result: Pick<AssembleResult, 'budget' | 'tokensUsed' | 'layers'> & { items?: AssembleResult['items'] }): BarSegment[] {
   const { budget, tokensUsed } = result;
-  const layers = (Object.entries(result.layers) as Array<[Layer, { budget: number; used: number }]>).filter(([, l]) => l.used > 0);
+  // Research findings share their scope layer's budget but are shown apart: what earlier
+  // agents found reads differently from what the team decided.
+  const research = new Map<Layer, number>();
+  for (const item of result.items ?? []) if (item.type === 'research') research.set(item.layer, (research.get(item.layer) ?? 0) + item.tokens);
+  const researchTokens = [...research.values()].reduce((a, b) => a + b, 0);
+  const layers = (Object.entries(result.layers) as Array<[SegmentKey, { budget: number; used: number }]>)
+    .map(([key, l]): [SegmentKey, { budget: number; used: number }] => [key, { budget: l.budget, used: Math.max(0, l.used - (research.get(key as Layer) ?? 0)) }])
+    .concat(researchTokens > 0 ? [['research', { budget: 0, used: researchTokens }]] : [])
+    .filter(([, l]) => l.used > 0);
   const layerSum = layers.reduce((sum, [, l]) => sum + l.used, 0);
   const total = Math.max(budget, tokensUsed);
   const usedShare = total > 0 ? tokensUsed / total : 0;

@@ -44,12 +44,12 @@ function isoOrThrow(value: string | undefined, field: string, fallback: string):
 }
 
 /** Checks a body is text a person could read: valid UTF-16 and no NUL bytes. */
-export function validateBody(body: string): void {
+export function validateBody(body: string, field: 'body' | 'title' = 'body'): void {
   if (body.includes('\u0000')) {
-    throw new UserError('The body contains NUL bytes; it looks like a binary file, not Markdown text.');
+    throw new UserError(`The ${field} contains NUL bytes; it looks like a binary file, not Markdown text.`);
   }
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(body)) {
-    throw new UserError('The body is not valid Unicode text (lone surrogates); save it as UTF-8 and try again.');
+    throw new UserError(`The ${field} is not valid Unicode text (lone surrogates); save it as UTF-8 and try again.`);
   }
 }
 
@@ -85,7 +85,7 @@ export function normalizeArtifactInput(input: ArtifactInput, now: () => string, 
   if (typeof input.title !== 'string' || input.title.trim() === '') throw new UserError('An artifact needs a non-empty "title".');
   if (typeof input.body !== 'string') throw new UserError('An artifact needs a "body" (Markdown text; it may be empty).');
   validateBody(input.body);
-  validateBody(input.title);
+  validateBody(input.title, 'title');
   const bodyBytes = utf8ByteLength(input.body);
   if (bodyBytes > MAX_BODY_BYTES) {
     throw new UserError(
@@ -98,7 +98,8 @@ export function normalizeArtifactInput(input: ArtifactInput, now: () => string, 
   if (scope === 'task' && !input.taskId) throw new UserError('A task-scope artifact needs a "taskId".');
   const createdAt = isoOrThrow(input.createdAt, 'createdAt', now());
   const id = input.id !== undefined ? String(input.id).trim() : newId(input.type);
-  if (id === '' || /\s/.test(id)) throw new UserError(`An artifact id must be non-empty and contain no spaces: ${JSON.stringify(input.id)}.`);
+  // Control characters (NUL among them) would be ids nobody can type, and file names nothing can write.
+  if (id === '' || /[\s\p{Cc}]/u.test(id)) throw new UserError(`An artifact id must be non-empty and contain no spaces or control characters: ${JSON.stringify(input.id)}.`);
   return {
     id,
     chainId: input.chainId ?? id,

@@ -1,4 +1,5 @@
 import type { SqlValue } from 'sql.js';
+import { newArtifactId, newVersionId } from '../ids';
 import {
   type Artifact,
   type ArtifactInput,
@@ -89,11 +90,7 @@ export class Artifacts {
   }
 
   private newId(type: ArtifactType): string {
-    const stamp = this.conn.clock.now().toISOString().replace(/[-:TZ.]/g, '').slice(0, 14);
-    const base = `${type.replace('_', '-')}-${stamp}`;
-    let id = base;
-    for (let n = 2; this.exists(id); n++) id = `${base}-${n}`;
-    return id;
+    return newArtifactId(type, this.conn.clock.now(), (id) => this.exists(id));
   }
 
   exists(id: string): boolean {
@@ -172,6 +169,8 @@ export class Artifacts {
       ...latest,
       ...patch,
       conditions: patch.conditions ? { ...latest.conditions, ...patch.conditions } : latest.conditions,
+      // The author of a version pulled from a teammate's mirror (mirrorSync) is not the author of the next one.
+      extra: withoutKey(latest.extra, 'author'),
       id: options.id ?? this.versionId(latest.chainId, latest.version + 1),
       chainId: latest.chainId,
       version: latest.version + 1,
@@ -202,9 +201,7 @@ export class Artifacts {
   }
 
   private versionId(chainId: string, version: number): string {
-    let id = `${chainId}-v${version}`;
-    for (let n = 2; this.exists(id); n++) id = `${chainId}-v${version}-${n}`;
-    return id;
+    return newVersionId(chainId, version, (id) => this.exists(id));
   }
 
   /** Marks the chain of `oldRef` superseded by the chain of `newRef`. */
@@ -241,6 +238,15 @@ export class Artifacts {
     const artifact = this.require(ref);
     return this.conn.transaction(() => {
       this.conn.exec('UPDATE artifact SET pinned = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [pinned ? 1 : 0, this.conn.nowIso(), artifact.chainId]);
+      return this.latestOfChain(artifact.chainId)!;
+    });
+  }
+
+  /** Replaces the `extra` of the chain's latest version in place (not a new version). */
+  setExtra(ref: string, extra: Record<string, unknown>): Artifact {
+    const artifact = this.require(ref);
+    return this.conn.transaction(() => {
+      this.conn.exec('UPDATE artifact SET extra = ? WHERE chain_id = ? AND is_latest = 1', [JSON.stringify(extra), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
   }
@@ -375,4 +381,10 @@ export class Artifacts {
     });
     return report;
   }
+}
+
+function withoutKey(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  if (!(key in record)) return record;
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
 }

@@ -14,3 +14,4 @@ export { docCandidates, sectionCandidates, splitDoc, type DocFile, type DocSecti
 export { deploymentCandidates, deploymentKind, sanitizeDeployment, type DeploymentFile, type DeploymentKind } from './deployment';
 export { gitCandidates, type GitChange, type GitCommit, type GitState } from './git';
 export { conversationCandidates, type ChatTurn } from './conversation';
+export { cleanLogText, errorExcerpts, isErrorLine, logCandidates, MAX_LOG_CHARS, type LogCandidateOptions, type LogExcerpt, type LogInput } from './logs';

@@ -52,11 +52,11 @@ export const DEFAULT_PROFILE_RULES: Readonly<ProfileRules> = Object.freeze({
  * infrastructure work so it only comes in when the task points at it.
  */
 export const PROFILE_SOURCE_WEIGHTS: Readonly<Record<TaskProfile, Readonly<Record<SourceKind, number>>>> = Object.freeze({
-  bugfix: { diagnostics: 1.3, code: 1.2, git: 1.1, conversation: 1, docs: 0.8, deployment: 0.5 },
-  feature: { code: 1.1, docs: 1, conversation: 1, git: 0.9, diagnostics: 0.8, deployment: 0.5 },
-  refactor: { code: 1.25, git: 1.1, diagnostics: 0.9, conversation: 1, docs: 0.8, deployment: 0.4 },
-  infrastructure: { deployment: 1.4, docs: 1, git: 1, conversation: 1, code: 0.8, diagnostics: 0.8 },
-  research: { docs: 1.3, conversation: 1, code: 0.9, git: 0.8, diagnostics: 0.6, deployment: 0.6 },
+  bugfix: { logs: 1.4, diagnostics: 1.3, code: 1.2, git: 1.1, conversation: 1, docs: 0.8, deployment: 0.5 },
+  feature: { code: 1.1, docs: 1, conversation: 1, git: 0.9, diagnostics: 0.8, logs: 0.8, deployment: 0.5 },
+  refactor: { code: 1.25, git: 1.1, diagnostics: 0.9, conversation: 1, docs: 0.8, logs: 0.7, deployment: 0.4 },
+  infrastructure: { deployment: 1.4, logs: 1.1, docs: 1, git: 1, conversation: 1, code: 0.8, diagnostics: 0.8 },
+  research: { docs: 1.3, conversation: 1, code: 0.9, git: 0.8, diagnostics: 0.6, deployment: 0.6, logs: 0.5 },
 });
 
 export interface ProfileDetection {

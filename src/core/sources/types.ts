@@ -5,7 +5,7 @@ import type { ContentKind } from '../compress/types';
  * decided. Adapters only supply candidates; the assembler ranks, compresses and packs them
  * with the same budget as artifacts. Each source is its own layer in the breakdown.
  */
-export const SOURCE_KINDS = ['code', 'diagnostics', 'docs', 'deployment', 'git', 'conversation'] as const;
+export const SOURCE_KINDS = ['code', 'diagnostics', 'logs', 'docs', 'deployment', 'git', 'conversation'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export function isSourceKind(value: string): value is SourceKind {
@@ -55,6 +55,7 @@ export type SourcesSettings = Record<SourceKind, SourceSettings>;
 export const DEFAULT_SOURCE_SETTINGS: Readonly<SourcesSettings> = Object.freeze({
   code: Object.freeze({ enabled: true, threshold: 0.5, maxTokens: 4000 }),
   diagnostics: Object.freeze({ enabled: true, threshold: 0.7, maxTokens: 1500 }),
+  logs: Object.freeze({ enabled: true, threshold: 0.7, maxTokens: 1500 }),
   docs: Object.freeze({ enabled: true, threshold: 0.4, maxTokens: 2000 }),
   deployment: Object.freeze({ enabled: true, threshold: 0.6, maxTokens: 1500 }),
   git: Object.freeze({ enabled: true, threshold: 0.5, maxTokens: 1000 }),

@@ -35,6 +35,10 @@ const TYPE_ALIASES: Readonly<Record<string, ArtifactType>> = {
   learning: 'learning',
   learned: 'learning',
   til: 'learning',
+  research: 'research',
+  finding: 'research',
+  findings: 'research',
+  spike: 'research',
   dependency: 'dependency',
   changelog: 'changelog',
   note: 'note',
@@ -44,6 +48,7 @@ const TYPE_ALIASES: Readonly<Record<string, ArtifactType>> = {
 const TYPE_HINTS: ReadonlyArray<[RegExp, ArtifactType]> = [
   [/\b(we|i|team)\s+(decided|chose|picked|agreed)\b|\bdecision\b|\binstead of\b/i, 'decision'],
   [/\b(always|never|must|must not|do not|don't)\b/i, 'convention'],
+  [/\b(investigat(ed|ion)|spike|benchmark(ed)?|according to (the )?(docs|documentation)|findings?|we (compared|evaluated|measured))\b/i, 'research'],
   [/\b(learn(ed|t)|turns out|gotcha|surpris|took (me|us) .* to find|root cause)\b/i, 'learning'],
   [/\b(depend(s|ency|encies) on|upgrade|version \d|pinned to)\b/i, 'dependency'],
   [/\b(pattern|whenever you|the way we)\b/i, 'pattern'],

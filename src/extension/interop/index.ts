@@ -100,7 +100,7 @@ async function pickFolder(s: Services, verb: string): Promise<vscode.WorkspaceFo
 }
 
 /** Shows a progress notification only when `task` is still running after a second. */
-async function withDelayedProgress<T>(title: string, task: Promise<T>): Promise<T> {
+export async function withDelayedProgress<T>(title: string, task: Promise<T>): Promise<T> {
   let done = false;
   const settled = task.finally(() => (done = true));
   const timer = new Promise<void>((resolve) => setTimeout(resolve, 1000));
@@ -255,19 +255,15 @@ async function syncFolderMirror(s: Services, folder: vscode.WorkspaceFolder): Pr
     `${report.added.length} added to the ledger, ${report.updated.length} updated, ${report.archived.length} archived, ` +
     `${report.written.length} files written, ${report.removed.length} removed`;
   s.logger.info(`Synced ${report.folder}: ${summary}, ${report.conflicts.length} conflicts`);
-  for (const c of report.conflicts) s.logger.warn(`  CONFLICT ${c.path}: ${c.note}${c.copy ? ` (your edit: ${c.copy})` : ''}`);
+  for (const c of report.conflicts) s.logger.warn(`  CONFLICT ${c.path}: ${c.note}`);
   for (const p of report.problems) s.logger.warn(`  skipped ${p.path}: ${p.message}`);
 
   if (report.conflicts.length > 0) {
-    const copies = report.conflicts.flatMap((c) => (c.copy ? [c.copy] : []));
-    const actions = [...(copies.length > 0 ? ['Open Conflict Copies'] : []), 'Show Log'];
     const pick = await vscode.window.showWarningMessage(
-      `Context Ledger: synced ${where} with ${report.conflicts.length} conflict${report.conflicts.length === 1 ? '' : 's'} — nothing was lost: the mirror file has the ledger's version and your edit was copied aside. ${summary}.`,
-      ...actions,
+      `Context Ledger: synced ${where} with ${report.conflicts.length} conflict${report.conflicts.length === 1 ? '' : 's'} — nothing was lost: both sides are versions of the artifact; pick one with Resolve… in the Artifacts view. ${summary}.`,
+      'Show Log',
     );
-    if (pick === 'Open Conflict Copies') {
-      for (const copy of copies.slice(0, 10)) await vscode.window.showTextDocument(vscode.Uri.file(copy), { preview: false });
-    } else if (pick) s.logger.show();
+    if (pick) s.logger.show();
     return;
   }
   const pick = await vscode.window.showInformationMessage(`Context Ledger: synced ${where} — ${summary}.`, ...(report.problems.length > 0 ? ['Show Problems'] : []));

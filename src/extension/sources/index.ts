@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { type LiveCandidate, type PlainDiagnostic, type PlainSymbol, type Severity, type SourceKind, SourceCache, outlineFromSymbols } from '../../core/sources';
 import { collectLiveSources } from '../../node/sources';
+import type { TerminalFailures } from './terminalLogs';
 
 /**
  * Live sources in the editor: the same collector as the CLI, fed with what only the
@@ -15,6 +16,8 @@ export interface EditorSourceRequest {
   visible: readonly string[];
   /** Other open tabs (workspace-relative). */
   open: readonly string[];
+  /** Workspace log files the logs source reads (`contextLedger.sources.logFiles`). */
+  logFiles?: readonly string[];
 }
 
 const SEVERITY: Record<vscode.DiagnosticSeverity, Severity> = {
@@ -35,6 +38,8 @@ function plainSymbols(symbols: readonly (vscode.DocumentSymbol | vscode.SymbolIn
 export class EditorSources {
   /** Outlines per document version: the symbol provider is asked again only after an edit. */
   private readonly outlines = new SourceCache<Promise<string | undefined>>(500);
+
+  constructor(private readonly terminals?: TerminalFailures) {}
 
   async collect(request: EditorSourceRequest): Promise<LiveCandidate[]> {
     const { folder } = request;
@@ -82,8 +87,11 @@ export class EditorSources {
     return collectLiveSources({
       root: folder.uri.fsPath,
       // Running git in a workspace we do not trust can run its code (hooks, fsmonitor, aliases in .git/config),
-      // which is why VS Code's own Git is off in Restricted Mode too.
-      kinds: vscode.workspace.isTrusted ? request.kinds : request.kinds.filter((kind) => kind !== 'git'),
+      // which is why VS Code's own Git is off in Restricted Mode too. Logs are off there as well: a cloned
+      // repository's log files are text its authors chose to put in front of the agent.
+      kinds: vscode.workspace.isTrusted ? request.kinds : request.kinds.filter((kind) => kind !== 'git' && kind !== 'logs'),
+      ...(request.kinds.includes('logs') && this.terminals ? { logInputs: this.terminals.recent(folder) } : {}),
+      ...(request.logFiles ? { logGlobs: request.logFiles } : {}),
       ...(request.task ? { task: request.task } : {}),
       paths: request.visible,
       open: request.open,

@@ -21,6 +21,8 @@ import {
   splitDoc,
 } from '../../core/sources';
 import { languageOf } from '../../core/compress';
+import { type LogInput, logCandidates, MAX_LOG_CHARS } from '../../core/sources';
+import { minimatch } from 'minimatch';
 import { cachedGit, readGit } from '../git';
 
 export { readGit };
@@ -44,7 +46,18 @@ export interface CollectOptions {
   outlines?: ReadonlyMap<string, string>;
   /** Problems the editor reports (workspace-relative paths). */
   diagnostics?: readonly PlainDiagnostic[];
+  /** The logs source: workspace log files matching these globs (default DEFAULT_LOG_GLOBS)... */
+  logGlobs?: readonly string[];
+  /** ...and output the caller captured itself: failed terminal commands, piped input. */
+  logInputs?: readonly LogInput[];
+  /** "Now", for how old a failure is (defaults to the clock). */
+  now?: Date;
 }
+
+/** Log files a workspace keeps by convention. */
+export const DEFAULT_LOG_GLOBS: readonly string[] = ['**/*.log', '**/logs/**/*.txt'];
+/** Newest log files read per build: older ones rarely hold the failure the task is about. */
+const MAX_LOG_FILES = 20;
 
 /** Folders that hold dependencies, builds or tool state, never the project's own docs or deployment. */
 const SKIPPED_DIRS = new Set([
@@ -69,9 +82,9 @@ export function parseSourceKinds(raw: string): SourceKind[] {
   if (names.includes('all')) return SOURCE_KINDS.filter((k) => k !== 'conversation');
   const out: SourceKind[] = [];
   for (const name of names) {
-    const kind = name === 'logs' ? 'diagnostics' : name;
+    const kind = name;
     if (!(SOURCE_KINDS as readonly string[]).includes(kind) || kind === 'conversation' || kind === 'diagnostics') {
-      throw new UserError(`Unknown or unavailable source "${name}" for the CLI.`, 'Use code, docs, git, deployment or all (diagnostics and conversation come from the editor).');
+      throw new UserError(`Unknown or unavailable source "${name}" for the CLI.`, 'Use code, docs, git, deployment, logs or all (diagnostics and conversation come from the editor).');
     }
     if (!out.includes(kind as SourceKind)) out.push(kind as SourceKind);
   }
@@ -160,7 +173,7 @@ export function collectLiveSources(options: CollectOptions): LiveCandidate[] {
   const active = (options.paths ?? []).map((p) => relativeInside(root, p)).filter((p): p is string => p !== undefined);
   const inPlay = [...new Set([...named, ...active])];
   const out: LiveCandidate[] = [];
-  const needsWalk = kinds.has('docs') || kinds.has('deployment');
+  const needsWalk = kinds.has('docs') || kinds.has('deployment') || kinds.has('logs');
   const files = needsWalk ? walkWorkspace(root) : [];
 
   const open = (options.open ?? []).map((p) => relativeInside(root, p)).filter((p): p is string => p !== undefined);
@@ -197,11 +210,58 @@ export function collectLiveSources(options: CollectOptions): LiveCandidate[] {
       out.push(...candidates);
     }
   }
+  if (kinds.has('logs')) {
+    const inputs = [...logFileInputs(root, files, options.logGlobs ?? DEFAULT_LOG_GLOBS), ...(options.logInputs ?? [])];
+    out.push(...logCandidates(inputs, { inPlay, ...(options.now ? { now: options.now } : {}) }));
+  }
   if (kinds.has('git')) {
     const state = cachedGit(root);
     if (state) out.push(...gitCandidates(state, { inPlay }));
   }
   return out;
+}
+
+/**
+ * The newest workspace log files matching the globs, each read from its end (the failure is
+ * at the end of a log). The walk never follows a link, so nothing outside the workspace is read.
+ */
+function logFileInputs(root: string, files: readonly string[], globs: readonly string[]): LogInput[] {
+  if (globs.length === 0) return [];
+  const matching: Array<{ rel: string; mtimeMs: number; size: number }> = [];
+  for (const rel of files) {
+    if (!globs.some((glob) => minimatch(rel, glob, { dot: true, matchBase: !glob.includes('/') }))) continue;
+    try {
+      const stat = fs.lstatSync(path.join(root, rel));
+      if (stat.isFile()) matching.push({ rel, mtimeMs: stat.mtimeMs, size: stat.size });
+    } catch {
+      // Gone since the walk.
+    }
+  }
+  matching.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.rel < b.rel ? -1 : 1));
+  const inputs: LogInput[] = [];
+  for (const file of matching.slice(0, MAX_LOG_FILES)) {
+    const text = readTail(path.join(root, file.rel), file.size);
+    if (text !== undefined) inputs.push({ origin: 'file', label: file.rel, text, endedAt: new Date(file.mtimeMs).toISOString() });
+  }
+  return inputs;
+}
+
+/** The last MAX_LOG_CHARS bytes of a file as text (a cut first line dropped); undefined for a binary file. */
+function readTail(abs: string, size: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    const length = Math.min(size, MAX_LOG_CHARS);
+    const buffer = Buffer.alloc(length);
+    fs.readSync(fd, buffer, 0, length, size - length);
+    if (buffer.includes(0)) return undefined;
+    const text = buffer.toString('utf8');
+    return length < size ? text.slice(text.indexOf('\n') + 1) : text;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 function codeFiles(root: string, read: (rel: string) => string | undefined, named: readonly string[], active: readonly string[], open: readonly string[]): CodeFile[] {
@@ -238,4 +298,51 @@ function codeFiles(root: string, read: (rel: string) => string | undefined, name
     }
   }
   return files;
+}
+
+/** How long input from a socket (a program that spawned the CLI) may stay silent before it counts as no input. */
+const SOCKET_IDLE_MS = 2000;
+
+/**
+ * Output piped into the CLI (`npm test 2>&1 | context-ledger build --sources logs`), read to
+ * its end and kept from its end. A shell pipe or a redirected file is read to the end, however
+ * long the command before it runs. A socket (how programs spawn the CLI) that says nothing for
+ * two seconds is taken as no input, so a parent that leaves stdin open is never waited on. A
+ * terminal is never read.
+ */
+export async function readPipedInput(stream: NodeJS.ReadStream = process.stdin, fd = 0): Promise<string | undefined> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.fstatSync(fd);
+  } catch {
+    return undefined;
+  }
+  if (stream.isTTY || !(stat.isFIFO() || stat.isFile() || stat.isSocket())) return undefined;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  await new Promise<void>((resolve) => {
+    let idle: NodeJS.Timeout | undefined;
+    const finish = (): void => {
+      if (idle) clearTimeout(idle);
+      stream.off('data', onData);
+      stream.pause();
+      resolve();
+    };
+    const onData = (chunk: Buffer | string): void => {
+      if (idle) clearTimeout(idle);
+      idle = undefined;
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      chunks.push(buffer);
+      kept += buffer.length;
+      // Keep about the last MAX_LOG_CHARS bytes: the failure is at the end.
+      while (chunks.length > 1 && kept - chunks[0]!.length >= MAX_LOG_CHARS) kept -= chunks.shift()!.length;
+    };
+    if (stat.isSocket()) idle = setTimeout(finish, SOCKET_IDLE_MS);
+    stream.on('data', onData);
+    stream.once('end', finish);
+    stream.once('error', finish);
+  });
+  if (stat.isSocket()) stream.destroy();
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text.trim() === '' ? undefined : text;
 }

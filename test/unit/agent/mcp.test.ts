@@ -22,7 +22,7 @@ interface InboxRow {
 }
 
 const PACKAGE_VERSION = packageManifest<{ version: string }>().version;
-const TOOL_NAMES = ['build_context', 'get_artifact', 'search_artifacts', 'create_artifact', 'propose_version', 'propose_supersession'];
+const TOOL_NAMES = ['build_context', 'get_artifact', 'search_artifacts', 'create_artifact', 'propose_version', 'propose_supersession', 'explain', 'which'];
 
 describe('context-ledger mcp', () => {
   const dir = tempDir('ledger-mcp-');
@@ -34,7 +34,7 @@ describe('context-ledger mcp', () => {
     const result = await client.callTool({ name, arguments: args as Record<string, unknown> });
     const content = result.content as { type: string; text: string }[];
     assert.equal(content[0]?.type, 'text');
-    return { text: content.map((c) => c.text).join('\n'), isError: result.isError === true, data: result.structuredContent as Record<string, unknown> | undefined };
+    return { text: content.filter((c) => c.type === 'text').map((c) => c.text).join('\n'), isError: result.isError === true, data: result.structuredContent as Record<string, unknown> | undefined };
   }
 
   before(async () => {

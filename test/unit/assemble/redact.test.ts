@@ -4,95 +4,9 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { assembleContext, redactSecrets } from '../../../src/core/assemble';
 import { cli, fixedClock, jsonOf, memoryStore, tempDir } from '../helpers';
+import { LOOK_ALIKES, SECRET_CASES } from '../secretCorpus';
 
-// Fake secrets are assembled at run time so no scanner mistakes this file for a leak.
-const j = (...parts: string[]) => parts.join('');
-const ALNUM36 = 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
-
-interface Case {
-  kind: string;
-  text: string;
-  secret: string;
-}
-
-const PEM_BODY = 'MIIEowIBAAKCAQEA7bq3hF2s9Qz1xK8vN4mP0cL6yR2tW5uI9oE3aS7dG1fH4jK\nZx8Cv2Bn5Mq7Lp0Ow3Ie6Ur9Yt1Re4Wq8As2Df5Gh7Jk0Lz3Xc6Vb9Nm1Qw4Er7Ty';
-const CASES: Case[] = [
-  {
-    kind: 'private-key',
-    secret: PEM_BODY,
-    text: j('Deploy key for CI:\n\n-----BEGIN RSA ', 'PRIVATE KEY-----\n', PEM_BODY, '\n-----END RSA ', 'PRIVATE KEY-----\n\nRotate it yearly.'),
-  },
-  {
-    kind: 'private-key',
-    secret: PEM_BODY,
-    text: j('-----BEGIN OPENSSH ', 'PRIVATE KEY-----\n', PEM_BODY, '\n-----END OPENSSH ', 'PRIVATE KEY-----'),
-  },
-  { kind: 'aws-access-key', secret: j('AKIA', 'Z3QW8RT2LMN4XP7K'), text: j('export AWS_ACCESS_KEY_ID=AKIA', 'Z3QW8RT2LMN4XP7K') },
-  {
-    kind: 'aws-secret-key',
-    secret: j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCY8q7Lk2Mz3N'),
-    text: j('aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCY8q7Lk2Mz3N'),
-  },
-  { kind: 'github-token', secret: j('ghp_', ALNUM36), text: j('git clone https://x:ghp_', ALNUM36, '@github.com/acme/app') },
-  {
-    kind: 'github-token',
-    secret: j('github_pat_', '11ABCDEFG0', 'abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab'),
-    text: j('The bot uses github_pat_', '11ABCDEFG0', 'abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab for releases.'),
-  },
-  { kind: 'slack-token', secret: j('xoxb-', '1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx'), text: j('SLACK_BOT=xoxb-', '1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx') },
-  { kind: 'stripe-key', secret: j('sk_live_', '51HqLyjWDarjtT1zdp7dcXYZ'), text: j('Stripe prod key sk_live_', '51HqLyjWDarjtT1zdp7dcXYZ in the vault.') },
-  { kind: 'stripe-key', secret: j('sk_test_', '4eC39HqLyjWDarjtT1zdp7dc'), text: j('Even test keys: sk_test_', '4eC39HqLyjWDarjtT1zdp7dc') },
-  {
-    kind: 'openai-key',
-    secret: j('sk-proj-', 'Ab3dEf6hIj9lMn2pQr5tUv8xYz1bC4eF7hI0kL3n'),
-    text: j('OPENAI_API_KEY was sk-proj-', 'Ab3dEf6hIj9lMn2pQr5tUv8xYz1bC4eF7hI0kL3n until Tuesday'),
-  },
-  {
-    kind: 'anthropic-key',
-    secret: j('sk-ant-', 'api03-', 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe-AbCdEfGh_IjKl'),
-    text: j('use sk-ant-', 'api03-', 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe-AbCdEfGh_IjKl for the eval runs'),
-  },
-  {
-    kind: 'jwt',
-    secret: j('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', '.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ', '.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'),
-    text: j('Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9', '.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ', '.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'),
-  },
-  { kind: 'connection-password', secret: 'S3cr3t!pw9', text: 'DATABASE_URL=postgres://booking:S3cr3t!pw9@db.internal:5432/bookings' },
-  { kind: 'password', secret: 'hunter2-Prod!', text: 'db_password = "hunter2-Prod!"' },
-  { kind: 'password', secret: 'Tr0ub4dor&3', text: "const smtpPassword: 'Tr0ub4dor&3'" },
-  { kind: 'password', secret: 'pa55-W0rd-9x', text: 'REDIS_PASSWORD=pa55-W0rd-9x' },
-  { kind: 'password', secret: 'a8F3kL0pQ9zX', text: 'const githubToken = "a8F3kL0pQ9zX";' },
-  { kind: 'password', secret: 'S3cret!x9', text: 'psql --password=S3cret!x9 bookings' },
-];
-
-const LOOK_ALIKES = [
-  'Fixed in commit 3f786850e387550fdab836ed7e6dc881de23001b (see 9c1185a5).',
-  'Request id 123e4567-e89b-12d3-a456-426614174000 failed twice.',
-  'password_hint = "name of your first pet"',
-  'The password_reset_ttl is 15 minutes.',
-  'password: ${{ secrets.DB_PASSWORD }}',
-  'password = "<password>"',
-  'password = process.env.DB_PASSWORD',
-  'const password = config.password;',
-  'Token: Budget',
-  'postgres://booking:<password>@db.internal:5432/bookings',
-  'postgres://db.internal:5432/bookings',
-  'See sk-some-long-hyphenated-name-in-prose for details.',
-  'The ask-for-review-before-merging-anything rule.',
-  'AKIA is the prefix of AWS access key ids.',
-  'Base64 of a JSON header starts with eyJ, e.g. eyJhbGci.',
-  'Set DEBUG=true and PORT=8080 before `npm start`.',
-  'nextToken: cursor.next',
-  'maxTokens: 8000',
-  'tokenizer = o200k_base',
-  // Dependency bumps in a changelog and a package.json: a package named *token is not a secret.
-  '- jsonwebtoken: 10.2.0 → 10.3.0',
-  '"jsonwebtoken": "^9.0.2",',
-  'passport-jwt-token: v4.0.1-beta.2',
-  'token: 2026-03-10',
-  // A Kubernetes manifest naming the Secret that holds the key.
-  'privateKey:\n  secret: my-private-key',
-];
+const CASES = SECRET_CASES;
 
 describe('secret redaction', () => {
   for (const c of CASES) {
@@ -134,6 +48,45 @@ describe('secret redaction', () => {
       assert.ok(performance.now() - started < 2000, `${text.length} chars took ${performance.now() - started} ms`);
     }
   });
+
+  // The longest body an agent may write, built to make a backtracking pattern work hardest:
+  // many `scheme://` strings (800 CORS origins once took 13 s; `a://b` repeated, 76 s),
+  // repeated key names with no value, unclosed quotes, prefixes of every key format.
+  const SHAPES: Record<string, string> = {
+    'a://b repeated': 'a://b',
+    'CORS origins, comma-separated': 'https://app.example.com,',
+    'CORS origins, one per line': 'https://app.example.com\n',
+    'URLs with colons and no @': 'a://b:c:d',
+    'URLs with an empty user': 'a://:@',
+    'user:password@ URLs': 'ab://x:y@z/',
+    'names with no value': 'password=',
+    'unclosed quotes': 'password="',
+    'JSON keys': '"SecretAccessKey": "',
+    'private key headers': '-----BEGIN PRIVATE KEY-----',
+    'JWT prefixes': 'eyJabcdefgh.',
+    'key prefixes': 'sk-',
+    'hyphenated words': 'a-',
+    'underscored words': 'a_',
+    'dotted words': 'a.',
+    'connection strings': 'AccountKey=',
+    'client-secret prefixes': 'abc1Q~',
+  };
+  const ADVERSARIAL_CHARS = 32_000;
+  for (const [shape, unit] of Object.entries(SHAPES)) {
+    test(`a ${ADVERSARIAL_CHARS}-character body of ${shape} is redacted in under 50 ms`, () => {
+      // The trigger words make sure every rule runs instead of the quick reject.
+      const text = `${unit.repeat(Math.ceil(ADVERSARIAL_CHARS / unit.length))}`.slice(0, ADVERSARIAL_CHARS - 14) + ' token secret';
+      redactSecrets('token=warm-up-9');
+      // Best of five: the machine's other load is noise; a super-linear pattern is slow every time.
+      let best = Infinity;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        redactSecrets(text);
+        best = Math.min(best, performance.now() - started);
+      }
+      assert.ok(best < 50, `${shape}: ${best.toFixed(1)} ms`);
+    });
+  }
 
   test('the allow-list keeps exact strings and /regex/ matches, and only those', () => {
     const stripe = CASES.find((c) => c.secret.startsWith('sk_test_'))!;

@@ -84,14 +84,14 @@ describe('ADR import', () => {
   ]);
   const byId = new Map(result.artifacts.map((a) => [a.id, a]));
 
-  it('keeps the ADR number in the id and strips it from the title', () => {
+  it('keeps the ADR number in the id and in the title, in one spelling (ADR-0001)', () => {
     assert.deepEqual(
       result.artifacts.map((a) => [a.id, a.title]),
       [
-        ['adr-0001', 'Use Markdown Architectural Decision Records'],
-        ['adr-0002', 'Use PostgreSQL'],
-        ['adr-0003', 'Use SQLite'],
-        ['adr-0007', 'Rust as Implementation Language'],
+        ['adr-0001', 'ADR-0001: Use Markdown Architectural Decision Records'],
+        ['adr-0002', 'ADR-0002: Use PostgreSQL'],
+        ['adr-0003', 'ADR-0003: Use SQLite'],
+        ['adr-0007', 'ADR-0007: Rust as Implementation Language'],
       ],
     );
     assert.ok(result.artifacts.every((a) => a.type === 'adr'));
@@ -207,8 +207,8 @@ describe('ADR malformed and hostile input', () => {
       result.artifacts.map((a) => [a.id, a.title]),
       [
         ['adr-passwd', '../../etc/passwd'],
-        ['adr-0001', '<script>alert(1)</script>'],
-        ['adr-0003', '日本語の決定 🚀 עברית'],
+        ['adr-0001', 'ADR-0001: <script>alert(1)</script>'],
+        ['adr-0003', 'ADR-0003: 日本語の決定 🚀 עברית'],
       ],
     );
   });

@@ -123,7 +123,7 @@ describe('CLAUDE.md, AGENTS.md, .clinerules, .claude/rules', () => {
       result.artifacts.map((a) => [a.id, a.title, a.scope, a.paths]),
       [
         ['claude-api', 'API rules', 'path', ['src/api/**/*.ts']],
-        ['cline', 'Clinerules', 'global', []],
+        ['cline', '.clinerules', 'global', []],
         ['agents-md-setup', 'Setup', 'global', []],
         ['agents-md-testing', 'Testing', 'global', []],
       ],

@@ -228,25 +228,38 @@ describe('import --from, export --to, sync, which (CLI on real folders and datab
     ws.run(['sync']);
     assert.match(fs.readFileSync(path.join(A, 'convention/tabs-never.md'), 'utf8'), /Two spaces, always\./);
 
-    // Both sides changed: the ledger keeps its version and the file gets it; the edit is copied aside.
+    // Every CLI write updates the mirror at once, so both sides change only through git: a file with conflict markers
+    // is reported and not imported (the ledger keeps its version) until a person picks a side.
     ws.run(['update', 'd1', '--body', 'Ledger side.']);
-    const edited = fs.readFileSync(path.join(A, 'decision/use-sqlite.md'), 'utf8').replace(/\n\n[^]*$/, '\n\nFile side.\n');
-    fs.writeFileSync(path.join(A, 'decision/use-sqlite.md'), edited);
+    const mine = fs.readFileSync(path.join(A, 'decision/use-sqlite.md'), 'utf8');
+    const marked = mine.replace(/\n\nLedger side\.\n$/, '\n\n<<<<<<< HEAD\nLedger side.\n=======\nFile side.\n>>>>>>> theirs\n');
+    assert.notEqual(marked, mine);
+    fs.writeFileSync(path.join(A, 'decision/use-sqlite.md'), marked);
     const conflict = ws.run(['sync', '--format', 'json']);
     assert.equal(conflict.code, 1);
-    const report = jsonOf<{ conflicts: { path: string; copy: string }[] }>(conflict);
-    assert.equal(report.conflicts.length, 1);
-    assert.equal(fs.readFileSync(report.conflicts[0]!.copy, 'utf8'), edited);
-    assert.match(fs.readFileSync(path.join(A, 'decision/use-sqlite.md'), 'utf8'), /Ledger side\./);
-    assert.ok(report.conflicts[0]!.copy.includes(path.join('.context-ledger', 'sync-conflicts')), 'the copy is outside the mirror');
+    const report = jsonOf<{ conflicts: { path: string; note: string }[] }>(conflict);
+    assert.deepEqual(report.conflicts.map((c) => c.path), ['decision/use-sqlite.md']);
+    assert.match(report.conflicts[0]!.note, /conflict markers/);
+    assert.equal(fs.readFileSync(path.join(A, 'decision/use-sqlite.md'), 'utf8'), marked, 'the marked file is left alone');
+    assert.equal(ws.list().find((r) => r.chainId === 'd1')!.body, 'Ledger side.');
+    assert.match(ws.run(['build', '--task-title', 'sqlite']).stderr, /CONFLICT decision\/use-sqlite\.md/, 'every command says so');
+    assert.match(ws.run(['resolve']).stdout, /d1 {2}git conflict markers/);
+    const resolved = ws.run(['resolve', 'd1', '--keep', 'theirs']);
+    assert.equal(resolved.code, 0, resolved.stderr);
+    const versions = jsonOf<Row[]>(ws.run(['history', 'd1', '--format', 'json']));
+    assert.deepEqual(versions.slice(-2).map((v) => v.body), ['Ledger side.', 'File side.'], 'both sides are versions, theirs on top');
+    assert.doesNotMatch(fs.readFileSync(path.join(A, 'decision/use-sqlite.md'), 'utf8'), /<<<<<<<|Ledger side/);
     assert.equal(ws.run(['sync']).code, 0, 'resolved: the next sync is clean');
+    assert.equal(ws.run(['resolve']).stdout.trim(), 'No conflicts.');
 
-    // Deleted in the file, changed in the ledger: written again, not archived.
+    // Deleted in the file, then changed in the ledger: the command sees the deletion first (archived), then the
+    // edit, which writes the file again.
     fs.rmSync(path.join(A, 'convention/tabs-never.md'));
-    ws.run(['update', 'c1', '--body', 'Three spaces?']);
-    const restored = jsonOf<{ conflicts: unknown[]; archived: string[] }>(ws.run(['sync', '--format', 'json']));
-    assert.deepEqual([restored.conflicts.length, restored.archived], [1, []]);
-    assert.match(fs.readFileSync(path.join(A, 'convention/tabs-never.md'), 'utf8'), /Three spaces\?/);
+    const edited = ws.run(['update', 'c1', '--body', 'Three spaces?']);
+    assert.equal(edited.code, 0, edited.stderr);
+    assert.match(edited.stderr, /from the Markdown mirror: 0 added, 0 updated, 1 archived/);
+    assert.match(fs.readFileSync(path.join(A, 'convention/tabs-never.md'), 'utf8'), /Three spaces\?[^]*|status: "archived"/);
+    assert.equal(ws.list().find((r) => r.chainId === 'c1')!.status, 'archived');
 
     // Deleted for good in the ledger: its unchanged file goes too.
     ws.run(['delete', 'c1']);

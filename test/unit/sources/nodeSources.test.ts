@@ -120,7 +120,7 @@ describe('live sources from the disk and git (CLI path)', () => {
 
   test('--sources parsing', () => {
     assert.deepEqual(parseSourceKinds('code, docs,git'), ['code', 'docs', 'git']);
-    assert.deepEqual(parseSourceKinds('all'), ['code', 'diagnostics', 'docs', 'deployment', 'git']);
+    assert.deepEqual(parseSourceKinds('all'), ['code', 'diagnostics', 'logs', 'docs', 'deployment', 'git']);
     assert.throws(() => parseSourceKinds('code,nope'), /Unknown or unavailable source "nope"/);
     assert.throws(() => parseSourceKinds(' , '), /at least one source/);
   });
@@ -140,7 +140,7 @@ describe('extension settings for live sources', () => {
   test('off by default; valid per-source overrides kept, bad ones fall back; conversation only in chat', () => {
     const none = readConfig(() => undefined).sources;
     assert.equal(none.enabled, false);
-    assert.deepEqual(none.kinds, ['code', 'diagnostics', 'docs', 'deployment', 'git']);
+    assert.deepEqual(none.kinds, ['code', 'diagnostics', 'logs', 'docs', 'deployment', 'git']);
     assert.equal(none.profile, 'auto');
     const raw: Record<string, unknown> = {
       'sources.enabled': true,
@@ -151,7 +151,7 @@ describe('extension settings for live sources', () => {
     const set = readConfig((name) => raw[name]).sources;
     assert.equal(set.enabled, true);
     assert.equal(set.profile, 'infrastructure');
-    assert.deepEqual(set.kinds, ['code', 'diagnostics', 'deployment', 'git']);
+    assert.deepEqual(set.kinds, ['code', 'diagnostics', 'logs', 'deployment', 'git']);
     assert.deepEqual(set.settings, { docs: { enabled: false }, code: { threshold: 1 } });
     assert.equal(readConfig((name) => (name === 'sources.profile' ? 'chaos' : undefined)).sources.profile, 'auto');
   });
@@ -159,7 +159,7 @@ describe('extension settings for live sources', () => {
   test('package.json contributes every sources setting the extension reads', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } };
     const props = manifest.contributes.configuration.properties;
-    for (const key of ['enabled', 'profile', 'profileRules', 'code', 'diagnostics', 'docs', 'deployment', 'git', 'conversation']) assert.ok(props[`contextLedger.sources.${key}`], key);
+    for (const key of ['enabled', 'profile', 'profileRules', 'logFiles', 'code', 'diagnostics', 'logs', 'docs', 'deployment', 'git', 'conversation']) assert.ok(props[`contextLedger.sources.${key}`], key);
     assert.deepEqual(props['contextLedger.sources.diagnostics']!.default, { enabled: true, threshold: 0.7, maxTokens: 1500 });
     for (const kind of SOURCE_KINDS) {
       assert.deepEqual(props[`contextLedger.sources.${kind}`]!.default, { ...DEFAULT_SOURCE_SETTINGS[kind] }, `the ${kind} default in package.json is the core's`);

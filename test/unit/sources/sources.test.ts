@@ -263,7 +263,7 @@ describe('task profiles', () => {
   test('the profile says why and orders the sources', () => {
     const bug = detectProfile({ title: 'Fix crash', labels: ['bug'] });
     assert.match(bug.reason, /label "bug"/);
-    assert.deepEqual(bug.priorities.slice(0, 2), ['diagnostics', 'code']);
+    assert.deepEqual(bug.priorities.slice(0, 3), ['logs', 'diagnostics', 'code'], 'a bug fix wants what just failed first');
     assert.equal(detectProfile({ title: 'x' }, undefined, 'infrastructure').priorities[0], 'deployment');
     assert.throws(() => detectProfile({ title: 'x' }, undefined, 'chaos'), /Unknown task profile "chaos"/);
   });
@@ -314,11 +314,11 @@ describe('ranking live candidates', () => {
   test('settings: defaults from the design, clear errors for bad values', () => {
     assert.deepEqual(
       Object.fromEntries(Object.entries(DEFAULT_SOURCE_SETTINGS).map(([k, v]) => [k, v.threshold])),
-      { code: 0.5, diagnostics: 0.7, docs: 0.4, deployment: 0.6, git: 0.5, conversation: 0.3 },
+      { code: 0.5, diagnostics: 0.7, logs: 0.7, docs: 0.4, deployment: 0.6, git: 0.5, conversation: 0.3 },
     );
     assert.equal(resolveSourceSettings({ code: { threshold: 0.9, maxTokens: 10 } }).code.maxTokens, 10);
     assert.throws(() => resolveSourceSettings({ code: { threshold: 2 } }), /from 0 to 1/);
-    assert.throws(() => resolveSourceSettings({ logs: {} }), /Unknown source "logs"/);
+    assert.throws(() => resolveSourceSettings({ telepathy: {} }), /Unknown source "telepathy"/);
     assert.throws(() => resolveSourceSettings({ code: { cap: 1 } }), /Unknown setting "code.cap"/);
     assert.throws(() => resolveSourceSettings({ code: { maxTokens: 1.5 } }), /whole number/);
   });

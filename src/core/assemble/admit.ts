@@ -1,0 +1,84 @@
+import type { Artifact } from '../model';
+import { isUnreviewed } from '../review';
+import type { ArtifactLayer, DocInfo } from './cache';
+import { type GateContext, passesGate } from './gating';
+import { type ActivePath, type CompiledGlob, type PathMatch, matchGlob } from './paths';
+import type { AssembleOptions, ExcludedItem } from './types';
+
+/** What the gate knows about the build: the task, the files in play and the options. */
+export interface AdmitContext {
+  options: AssembleOptions;
+  /** The active task's id, when there is one. */
+  taskId: string | undefined;
+  gate: GateContext;
+  active: readonly ActivePath[];
+  /** Chain id → id of the artifact that supersedes it. */
+  supersededBy: ReadonlyMap<string, string>;
+}
+
+/** An artifact the gate lets through: the layer it ranks in and how its paths meet the files in play. */
+export interface Admitted {
+  layer: ArtifactLayer;
+  pathMatch: PathMatch | undefined;
+  /** A path-scope artifact that matches no active path, ranked in the global layer instead. */
+  unmatchedPath: boolean;
+}
+
+export type AdmitOutcome = (Admitted & { admitted: true }) | { admitted: false; excluded: ExcludedItem };
+
+export function leftOutItem(a: Artifact, layer: ArtifactLayer, reason: ExcludedItem['reason'], detail: string | undefined): ExcludedItem {
+  return { id: a.id, title: a.title, type: a.type, layer, reason, ...(detail ? { detail } : {}) };
+}
+
+/** The best match of any of the artifact's globs with any active path (most specific wins). */
+export function bestPathMatch(globs: readonly CompiledGlob[], active: readonly ActivePath[]): PathMatch | undefined {
+  let pathMatch: PathMatch | undefined;
+  for (const glob of globs) {
+    for (const p of active) {
+      // Cheap rejection before minimatch: a glob with a literal prefix only matches under it.
+      if (!glob.matchBase && glob.staticSegments.length > 0 && !p.isDir) {
+        const first = glob.staticSegments[0]!;
+        if (!p.path.startsWith(first)) continue;
+      }
+      const m = matchGlob(glob, p);
+      if (m && (!pathMatch || m.specificity > pathMatch.specificity)) pathMatch = m;
+    }
+  }
+  return pathMatch;
+}
+
+/**
+ * The gating stage: whether an artifact may be a candidate at all, whatever its score.
+ * Superseded, archived, held (unreviewed), another task's, failing its conditions, or
+ * path-scoped away from the files in play: left out with the reason `explain` shows.
+ * Invalid globs met on the way are pushed to `invalidGlobs`.
+ */
+export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id: string; glob: string; error: string }>): AdmitOutcome {
+  const a = doc.artifact;
+  const intended = doc.layer;
+  const out = (reason: ExcludedItem['reason'], detail: string | undefined): AdmitOutcome => ({ admitted: false, excluded: leftOutItem(a, intended, reason, detail) });
+  // The reviewed version a held proposal would replace stays in until a person approves.
+  const standingIn = doc.standIn === true && ctx.options.unreviewed === 'hold';
+  if (a.status === 'superseded' && !standingIn) {
+    const by = ctx.supersededBy.get(a.chainId) ?? (typeof a.extra.supersededBy === 'string' ? a.extra.supersededBy : undefined);
+    return out('superseded', by ? `superseded by ${by}` : undefined);
+  }
+  if (a.status === 'archived') return out('archived', undefined);
+  if (ctx.options.unreviewed === 'hold' && isUnreviewed(a)) return out('unreviewed', `written by ${a.source}; held until a person approves it`);
+  if (a.scope === 'task' && (!ctx.taskId || a.taskId !== ctx.taskId)) return out('other-task', `belongs to task ${a.taskId ?? '(none)'}`);
+  const c = a.conditions;
+  if (c.labels.length + c.keywords.length + c.paths.length > 0) {
+    const gated = passesGate(c, ctx.gate);
+    for (const bad of gated.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
+    if (!gated.pass) return out('gated', gated.detail || undefined);
+  }
+  const pathMatch = bestPathMatch(doc.globs, ctx.active);
+  let layer = intended;
+  let unmatchedPath = false;
+  if (layer === 'path' && !pathMatch) {
+    if (ctx.options.unmatchedPathArtifacts === 'exclude' || doc.globs.length === 0) return out('path-mismatch', `paths ${a.paths.join(', ')} match no active path`);
+    layer = 'global';
+    unmatchedPath = true;
+  }
+  return { admitted: true, layer, pathMatch, unmatchedPath };
+}

@@ -1,0 +1,136 @@
+import type { Artifact, TokenizerName } from '../model';
+import type { LedgerStore } from '../store';
+import { contentHash, type TokenCounter } from '../tokens';
+import type { LedgerIndex, RenderMemo } from './cache';
+import { makePreview } from './preview';
+import { redactSecrets } from './redact';
+import { demoteHeadings, fullBlock, previewBlock, titleLine, trimBlankLines } from './render';
+import type { AssembleOptions } from './types';
+
+/** Everything one build needs, passed around instead of a dozen parameters. */
+export interface Build {
+  store: LedgerStore;
+  options: AssembleOptions;
+  counter: TokenCounter;
+  tokenizer: TokenizerName;
+  idx: LedgerIndex;
+  optionsKey: string;
+  /** The tokenizer and the options key: what an `ArtifactMemo` depends on. */
+  memoKey: string;
+}
+
+export function makeBuild(store: LedgerStore, options: AssembleOptions, counter: TokenCounter, tokenizer: TokenizerName, idx: LedgerIndex): Build {
+  const optionsKey = JSON.stringify([options.redact, options.redactAllow, options.previewChars]);
+  return { store, options, counter, tokenizer, idx, optionsKey, memoKey: `${tokenizer}|${optionsKey}` };
+}
+
+export interface Rendered {
+  title: string;
+  memo: RenderMemo;
+}
+
+function renderKey(build: Build, artifact: Artifact): string {
+  return `${artifact.contentHash}|${build.optionsKey}`;
+}
+
+/**
+ * What a build derives from one artifact object for one tokenizer and set of rendering
+ * options: its shown title and body and its cost per level (-1: not counted yet). Artifact
+ * objects live as long as the store's generation, so warm builds look these up instead of
+ * redacting titles and assembling cache keys again for every candidate.
+ */
+interface ArtifactMemo {
+  key: string;
+  rendered: Rendered;
+  costs: [number, number, number, number];
+}
+const artifactMemos = new WeakMap<Artifact, ArtifactMemo>();
+
+function artifactMemo(build: Build, artifact: Artifact): ArtifactMemo {
+  let memo = artifactMemos.get(artifact);
+  if (memo === undefined || memo.key !== build.memoKey) {
+    memo = { key: build.memoKey, rendered: renderUncached(build, artifact), costs: [-1, -1, -1, -1] };
+    artifactMemos.set(artifact, memo);
+  }
+  return memo;
+}
+
+/** An artifact's shown title and body: headings nested under the context's, secrets masked. */
+export function rendered(build: Build, artifact: Artifact): Rendered {
+  return artifactMemo(build, artifact).rendered;
+}
+
+function renderUncached(build: Build, artifact: Artifact): Rendered {
+  const key = renderKey(build, artifact);
+  let memo = build.idx.renders.get(key);
+  if (!memo) {
+    let body = trimBlankLines(demoteHeadings(artifact.body));
+    let redactions: Record<string, number> = {};
+    let redactionCount = 0;
+    if (build.options.redact) {
+      const result = redactSecrets(body, build.options.redactAllow);
+      body = result.text;
+      redactions = result.kinds;
+      redactionCount = result.count;
+    }
+    memo = { body, bodyHash: body === artifact.body ? artifact.contentHash : contentHash(body), redactions, redactionCount };
+    if (build.idx.renders.size > 50_000) build.idx.renders.clear();
+    build.idx.renders.set(key, memo);
+  }
+  const title = build.options.redact ? redactSecrets(artifact.title, build.options.redactAllow).text : artifact.title;
+  return { title, memo };
+}
+
+/** The secrets masked in a part of an already redacted body, by kind. */
+export function countRedactionMarkers(text: string): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const match of text.matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)) kinds[match[1]!] = (kinds[match[1]!] ?? 0) + 1;
+  return kinds;
+}
+
+export function previewOf(build: Build, artifact: Artifact, memo: RenderMemo): string {
+  if (memo.preview === undefined) {
+    const preview = makePreview(memo.body, build.options.previewChars, artifact.summary ? redactSecrets(artifact.summary, build.options.redactAllow).text : null, artifact.title);
+    memo.preview = preview;
+    memo.previewRedactions = memo.redactionCount > 0 ? countRedactionMarkers(preview) : {};
+  }
+  return memo.preview;
+}
+
+function countCached(build: Build, key: string, text: () => string): number {
+  const full = `${build.tokenizer}|${key}`;
+  let n = build.idx.counts.get(full);
+  if (n === undefined) {
+    n = build.counter.count(text());
+    if (build.idx.counts.size > 200_000) build.idx.counts.clear();
+    build.idx.counts.set(full, n);
+  }
+  return n;
+}
+
+/** Token cost of an artifact at a level, as a block in the document (its separator included). */
+export function artifactCost(build: Build, artifact: Artifact, level: 1 | 2 | 3): number {
+  const known = artifactMemo(build, artifact);
+  if (known.costs[level] >= 0) return known.costs[level];
+  const cost = artifactCostUncached(build, artifact, level);
+  known.costs[level] = cost;
+  return cost;
+}
+
+function artifactCostUncached(build: Build, artifact: Artifact, level: 1 | 2 | 3): number {
+  const { title, memo } = rendered(build, artifact);
+  const base = `${artifact.id}|${renderKey(build, artifact)}`;
+  if (level === 1) return countCached(build, `t|${base}`, () => titleLine(artifact, title)) + 1;
+  if (level === 2) return countCached(build, `p|${base}`, () => previewBlock(artifact, title, previewOf(build, artifact, memo))) + 2;
+  const head = countCached(build, `h|${base}`, () => `${fullBlock(artifact, title, '')}\n\n`);
+  const body = memo.body === '' ? 0 : build.counter.countWithHash(memo.body, memo.bodyHash);
+  return head + body + 2;
+}
+
+/** A lower-bound-ish guess used to order work before counting exactly. */
+export function artifactEstimate(artifact: Artifact, level: 1 | 2 | 3, previewChars: number): number {
+  const head = artifact.title.length + artifact.id.length + 24;
+  if (level === 1) return Math.ceil(head / 4.5);
+  if (level === 2) return Math.ceil((head + Math.min(previewChars, artifact.body.length)) / 4.5);
+  return Math.ceil((head + artifact.body.length) / 5);
+}

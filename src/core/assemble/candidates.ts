@@ -1,0 +1,155 @@
+import type { Artifact, Feedback } from '../model';
+import type { ArtifactLayer, DocInfo, LedgerIndex } from './cache';
+import { type AdmitContext, admit } from './admit';
+import type { ActivePath, PathMatch } from './paths';
+import { type QuerySource, buildQuery } from './relevance';
+import type { ResolvedTask } from './request';
+import { type ScoreContext, scoreArtifact } from './score';
+import { foldForPhrase } from './text';
+import type { AssembleOptions, AssembleResult, ExcludedItem, ScoreComponents } from './types';
+
+/** An artifact that passed the gate and was scored well enough to compete for the budget. */
+export interface Candidate {
+  doc: DocInfo;
+  artifact: Artifact;
+  layer: ArtifactLayer;
+  components: ScoreComponents;
+  score: number;
+  pathMatch?: PathMatch;
+  proximity: number;
+  unmatchedPath: boolean;
+  referenced: boolean;
+  bm25: number;
+}
+
+export interface CandidateInput {
+  idx: LedgerIndex;
+  options: AssembleOptions;
+  task: ResolvedTask | undefined;
+  taskText: string;
+  active: readonly ActivePath[];
+  now: Date;
+  feedback: ReadonlyMap<string, Feedback>;
+  /** Whether the task is research (its profile), for the weight of research findings. */
+  isResearchTask?: () => boolean;
+}
+
+export interface CandidateSet {
+  /** Best first. */
+  candidates: Candidate[];
+  /**
+   * What the gate or the score left out, in ledger order: a below-threshold artifact (most
+   * of a large ledger) is kept as its candidate and becomes an ExcludedItem only if someone
+   * reads `result.excluded`; most builds hand over their text and never look.
+   */
+  leftOut: Array<ExcludedItem | Candidate>;
+  invalidGlobs: AssembleResult['invalidGlobs'];
+  /** Neither task words nor paths: every artifact is as relevant as any other. */
+  queryEmpty: boolean;
+}
+
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  return b.score - a.score || b.doc.updatedMs - a.doc.updatedMs || (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : 0);
+}
+
+/** The weighted query: the task's title, description and labels, and the active paths' words. */
+function taskQuery(task: ResolvedTask | undefined, active: readonly ActivePath[], options: AssembleOptions): Map<string, number> {
+  const sources: QuerySource[] = [];
+  if (task) {
+    sources.push({ text: task.title, weight: options.queryWeights.title });
+    sources.push({ text: task.description, weight: options.queryWeights.description });
+    sources.push({ text: task.labels.join(' '), weight: options.queryWeights.labels });
+  }
+  sources.push({ text: active.map((a) => a.path).join(' '), weight: options.queryWeights.paths, isPath: true });
+  return buildQuery(sources);
+}
+
+/**
+ * Candidates, gating and scoring: every artifact of the ledger passes the gate (`admit`) or
+ * is left out with a reason; the admitted are scored (`scoreArtifact`) and kept when some
+ * evidence points to them. Rules and pins stay whatever their score.
+ */
+export function collectCandidates(input: CandidateInput): CandidateSet {
+  const { idx, options, task, taskText, active } = input;
+  const query = taskQuery(task, active, options);
+  const bm25 = idx.index.score(query);
+  const queryEmpty = query.size === 0 && active.length === 0;
+  const foldedTask = foldForPhrase(`${taskText} ${task?.labels.join(' ') ?? ''}`);
+  const supersededBy = new Map<string, string>();
+  for (const doc of idx.docs) if (doc.artifact.supersedes) supersededBy.set(doc.artifact.supersedes, doc.artifact.id);
+  const admitContext: AdmitContext = {
+    options,
+    taskId: task?.id,
+    gate: { labels: new Set(task?.labels.map((l) => l.toLowerCase()) ?? []), foldedText: foldedTask, paths: active },
+    active,
+    supersededBy,
+  };
+  let bm25Max = 0;
+  for (const doc of idx.docs) if (doc.slot >= 0 && bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
+  const scoreContext: ScoreContext = {
+    options,
+    now: input.now,
+    task,
+    taskText,
+    foldedTask,
+    taskWords: new Set(foldedTask.split(' ')),
+    bm25,
+    bm25Max,
+    active,
+    feedback: input.feedback,
+    isResearchTask: input.isResearchTask ?? (() => false),
+    maxTypePriority: Math.max(0, ...Object.values(options.typePriority)),
+  };
+
+  const leftOut: Array<ExcludedItem | Candidate> = [];
+  const invalidGlobs: AssembleResult['invalidGlobs'] = [];
+  const candidates: Candidate[] = [];
+  for (const doc of idx.docs) {
+    const a = doc.artifact;
+    for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
+    // An earlier version standing in for a held proposal counts only while holding.
+    if (doc.standIn && options.unreviewed !== 'hold' && a.status !== 'superseded') continue;
+    const admitted = admit(doc, admitContext, invalidGlobs);
+    if (!admitted.admitted) {
+      leftOut.push(admitted.excluded);
+      continue;
+    }
+    const scored = scoreArtifact(doc, admitted, scoreContext);
+    const candidate: Candidate = {
+      doc,
+      artifact: a,
+      layer: admitted.layer,
+      components: scored.components,
+      score: scored.score,
+      proximity: scored.proximity,
+      unmatchedPath: admitted.unmatchedPath,
+      referenced: scored.referenced,
+      bm25: scored.bm25,
+      pathMatch: admitted.pathMatch,
+    };
+    const evidence = queryEmpty || scored.bm25 > 0 || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
+    const relevantEnough = scored.components.relevance >= options.minRelevance * options.weights.relevance || scored.referenced || admitted.pathMatch !== undefined;
+    if (doc.layer !== 'fixed' && (!evidence || !relevantEnough || candidate.score <= 0)) {
+      leftOut.push(candidate);
+      continue;
+    }
+    candidates.push(candidate);
+  }
+  candidates.sort(compareCandidates);
+  return { candidates, leftOut, invalidGlobs, queryEmpty };
+}
+
+/** Why a candidate is where it is, in words (`explain`, the log, the inspector). */
+export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): string {
+  const parts: string[] = [];
+  if (c.layer === 'fixed') parts.push(c.artifact.type === 'constitution' ? 'constitution rule (always in)' : 'pinned (always in)');
+  if (c.referenced) parts.push('named in the task');
+  if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
+  else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
+  if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
+  if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
+  if (c.components.feedback > 0) parts.push('marked useful');
+  if (c.components.feedback < 0) parts.push('marked not useful');
+  if (parts.length === 0) parts.push('type and recency');
+  return parts.join('; ');
+}

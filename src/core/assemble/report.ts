@@ -1,0 +1,279 @@
+import type { LiveItem } from '../sources/report';
+import type { LedgerStore } from '../store';
+import { isUnreviewed } from '../review';
+import { contentHash } from '../tokens';
+import { type Build, artifactCost, countRedactionMarkers, rendered } from './blocks';
+import { intendedLayer } from './cache';
+import { type Candidate, type CandidateSet, explainCandidate } from './candidates';
+import type { CompressedBlock } from './compressLeftover';
+import type { Fitted } from './degrade';
+import type { PackEntry } from './pack';
+import type { Packing } from './packing';
+import { redactSecrets } from './redact';
+import { UNREVIEWED_MARKER } from './render';
+import type { ResolvedTask } from './request';
+import type { AssembleResult, ExcludedItem, ItemMode, ResultItem, ScoreComponents } from './types';
+
+export interface ReportInput {
+  build: Build;
+  task: ResolvedTask | undefined;
+  set: CandidateSet;
+  packing: Packing;
+  compressed: ReadonlyMap<PackEntry, CompressedBlock>;
+  fitted: Fitted;
+}
+
+/** Secrets masked in what was shown, by kind. */
+class RedactionTally {
+  readonly kinds: Record<string, number> = {};
+  count = 0;
+  add(kinds: Record<string, number> | undefined): void {
+    for (const [kind, n] of Object.entries(kinds ?? {})) {
+      this.kinds[kind] = (this.kinds[kind] ?? 0) + n;
+      this.count += n;
+    }
+  }
+}
+
+/** Each shown artifact as the result reports it, in document order; charges each to its layer. */
+function shownItems(input: ReportInput, tally: RedactionTally): ResultItem[] {
+  const { build, task, packing, compressed } = input;
+  const { entryOf, layerBudget } = packing;
+  const shownCost = (entry: PackEntry): number => compressed.get(entry)?.tokens ?? entry.cost(entry.level as 1 | 2 | 3, true);
+  const items: ResultItem[] = [];
+  const shownOrder = [...packing.allEntries].filter((e) => e.level > 0);
+  const sectionRank = (e: PackEntry): number => {
+    const key = e.level === 1 ? 'noted' : e.section;
+    return ['rules', 'pinned', 'task', 'path', 'global', 'noted'].indexOf(key);
+  };
+  const packOrder = new Map(shownOrder.map((e, i) => [e, i]));
+  shownOrder.sort((a, b) => sectionRank(a) - sectionRank(b) || packOrder.get(a)! - packOrder.get(b)!);
+  for (const entry of shownOrder) {
+    const c = entryOf.get(entry)!;
+    const { title, memo } = rendered(build, c.artifact);
+    let mode: ItemMode = entry.level === 3 ? 'full' : entry.level === 2 ? 'preview' : 'title';
+    let reason = explainCandidate(c, task);
+    let redacted = false;
+    if (entry.level === 3 && memo.redactionCount > 0) {
+      tally.add(memo.redactions);
+      // What was shown is not the stored body any more: say so instead of claiming "full".
+      mode = 'preview';
+      redacted = true;
+      reason += `; full text with ${memo.redactionCount} secret${memo.redactionCount === 1 ? '' : 's'} masked`;
+    } else if (entry.level === 2 && compressed.has(entry)) {
+      const shown = compressed.get(entry)!;
+      const kinds = countRedactionMarkers(shown.block);
+      tally.add(kinds);
+      if (Object.keys(kinds).length > 0) redacted = true;
+      reason += `; compressed (${shown.how.level}) to ${Math.round(shown.how.ratio * 100)}% of its text: the full text did not fit`;
+    } else if (entry.level === 2) {
+      tally.add(memo.previewRedactions);
+      if (Object.keys(memo.previewRedactions ?? {}).length > 0) redacted = true;
+      reason += entry.cost(3, false) > 0 ? '; preview: the full text did not fit' : '';
+    } else if (entry.level === 1) {
+      reason += '; title only: a preview did not fit';
+    }
+    if (title !== c.artifact.title) redacted = true;
+    const unreviewed = isUnreviewed(c.artifact);
+    if (unreviewed) reason += `; unreviewed: written by ${c.artifact.source}, shown under the ${UNREVIEWED_MARKER} marker`;
+    items.push({
+      id: c.artifact.id,
+      chainId: c.artifact.chainId,
+      title,
+      type: c.artifact.type,
+      mode,
+      layer: c.layer,
+      tokens: shownCost(entry),
+      score: round(c.score),
+      components: roundComponents(c.components),
+      reason,
+      ...(redacted ? { redacted: true } : {}),
+      ...(unreviewed ? { unreviewed: true, source: c.artifact.source } : {}),
+      ...(compressed.has(entry) ? { compression: compressed.get(entry)!.how } : {}),
+    });
+    layerBudget[c.layer].used += shownCost(entry);
+  }
+  return items;
+}
+
+/** Everything left out, in the order reported: the candidate stage's, then what the budget left out, then older versions. */
+function excludedList(input: ReportInput, olderVersions: readonly ExcludedItem[]): ExcludedItem[] {
+  const { set, packing } = input;
+  const { entryOf, duplicateOf } = packing;
+  const excluded: ExcludedItem[] = [];
+  for (const e of set.leftOut) {
+    if (!('doc' in e)) {
+      excluded.push(e);
+      continue;
+    }
+    const evidence = set.queryEmpty || e.bm25 > 0 || e.referenced || e.pathMatch !== undefined || e.proximity > 0;
+    const a = e.artifact;
+    excluded.push({ id: a.id, title: a.title, type: a.type, layer: e.layer, reason: 'below-threshold', score: e.score, components: e.components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
+  }
+  for (const entry of packing.allEntries) {
+    if (entry.level > 0) continue;
+    const c = entryOf.get(entry)!;
+    const same = duplicateOf.get(entry);
+    excluded.push({
+      id: c.artifact.id,
+      title: c.artifact.title,
+      type: c.artifact.type,
+      layer: c.layer,
+      reason: same ? 'duplicate' : 'budget',
+      score: round(c.score),
+      components: roundComponents(c.components),
+      ...(same ? { detail: `says what ${same} says` } : {}),
+    });
+  }
+  const inPack = new Set<Candidate>(packing.allEntries.map((e) => entryOf.get(e)!));
+  for (const c of set.candidates) {
+    if (inPack.has(c)) continue;
+    excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
+  }
+  excluded.push(...olderVersions);
+  // Titles leave the ledger here too (JSON, explain, the inspector, MCP): masked like bodies.
+  const { options } = input.build;
+  if (options.redact) for (const e of excluded) e.title = shownTitle(e.title, options.redactAllow);
+  return excluded;
+}
+
+/** Titles as they may leave the ledger: secrets masked, memoized (many excluded items share none). */
+const shownTitles = new Map<string, string>();
+function shownTitle(title: string, allow: readonly string[]): string {
+  const key = `${allow.join('\u0000')}\u0001${title}`;
+  let shown = shownTitles.get(key);
+  if (shown === undefined) {
+    if (shownTitles.size > 10_000) shownTitles.clear();
+    shownTitles.set(key, (shown = redactSecrets(title, allow).text));
+  }
+  return shown;
+}
+
+/**
+ * The report stage: the result's items (what was shown, how and why), each layer's use,
+ * the secrets masked, and what was left out (listed on first read: most builds never look).
+ */
+export function reportResult(input: ReportInput, startedMs: number): { result: AssembleResult; liveItems: LiveItem[] } {
+  const { build, task, set, packing, fitted } = input;
+  const { store, options } = build;
+  const { layerBudget, brief, briefCost, livePlan } = packing;
+  const tally = new RedactionTally();
+  const items = shownItems(input, tally);
+  if (brief.level > 0) {
+    layerBudget.fixed.used += brief.level === 3 ? briefCost.full : briefCost.title;
+    tally.add(redactSecrets(brief.level === 3 ? brief.full : brief.title, []).kinds);
+  }
+  if (fitted.extras.workflow) {
+    layerBudget.workflow.used = packing.workflow.cost;
+    tally.add(redactSecrets(packing.workflow.text, []).kinds);
+  }
+  if (fitted.extras.instructions) layerBudget.instructions.used = packing.instructions.cost;
+  if (!fitted.extras.workflow) layerBudget.workflow.budget = 0;
+  if (!fitted.extras.instructions) layerBudget.instructions.budget = 0;
+
+  // Older versions need the database: listed now, while the store is surely open.
+  const olderVersions: ExcludedItem[] = [];
+  if (options.reportOlderVersions) {
+    const latestIds = new Set(build.idx.docs.filter((d) => !d.standIn || d.artifact.status === 'superseded').map((d) => d.artifact.id));
+    for (const a of store.listArtifacts({ allVersions: true })) {
+      if (!latestIds.has(a.id)) olderVersions.push({ id: a.id, title: a.title, type: a.type, layer: intendedLayer(a), reason: 'older-version', detail: `version ${a.version} of ${a.chainId}` });
+    }
+  }
+  let excluded: ExcludedItem[] | undefined;
+  if (options.reportExcludedTokens) {
+    excluded = excludedList(input, olderVersions);
+    const byId = new Map(build.idx.docs.map((d) => [d.artifact.id, d.artifact]));
+    for (const e of excluded) {
+      const a = byId.get(e.id) ?? store.getArtifact(e.id);
+      if (a) e.tokens = artifactCost(build, a, 3);
+    }
+  }
+
+  const live = livePlan?.finish();
+  if (livePlan && live) {
+    for (const [source, usage] of packing.liveUsage ?? []) layerBudget[source] = { budget: usage.budget, used: 0 };
+    for (const [source, used] of live.layers) layerBudget[source] = { budget: layerBudget[source]?.budget ?? 0, used };
+    tally.add(live.redactions);
+  }
+
+  const result: AssembleResult = {
+    budget: packing.budget,
+    tokenizer: build.tokenizer,
+    tokensUsed: fitted.tokensUsed,
+    text: fitted.text,
+    items,
+    // Listed on first read (a reader may come after the store closed: the list needs only memory).
+    get excluded(): ExcludedItem[] {
+      excluded ??= excludedList(input, olderVersions);
+      return excluded;
+    },
+    set excluded(list: ExcludedItem[]) {
+      excluded = list;
+    },
+    layers: layerBudget,
+    redactions: { count: tally.count, kinds: sortKeys(tally.kinds) },
+    candidates: set.candidates.length,
+    durationMs: 0,
+    outputHash: contentHash(fitted.text),
+    invalidGlobs: set.invalidGlobs,
+    ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: options.redact ? shownTitle(task.title, options.redactAllow) : task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
+    ...(livePlan ? { live: livePlan.report } : {}),
+  };
+  result.durationMs = round(performance.now() - startedMs);
+  return { result, liveItems: live?.items ?? [] };
+}
+
+/** The assembly log keeps what was shown, degraded and left out, so `explain` and the inspector can replay a build. */
+export function logBuild(store: LedgerStore, result: AssembleResult, taskId: string | undefined, liveItems: readonly LiveItem[], trigger: unknown): number {
+  const items = result.items;
+  return store.logAssembly({
+    at: store.clock.now().toISOString(),
+    taskId: taskId ?? null,
+    budget: result.budget,
+    tokensUsed: result.tokensUsed,
+    tokenizer: result.tokenizer,
+    candidates: result.candidates,
+    included: [
+      // Compressed items carry their level and ratio, so the log shows what was shrunk and by how much.
+      ...items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
+      ...liveItems.map((i) => ({ id: i.key, mode: i.mode, layer: i.source, tokens: i.tokens, score: i.relevance, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
+    ],
+    degraded: items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
+    excluded: summarizeExcluded(result.excluded),
+    layers: result.layers,
+    durationMs: result.durationMs,
+    outputHash: result.outputHash,
+    trigger: typeof trigger === 'string' && trigger !== '' ? trigger : 'api',
+  });
+}
+
+/** The log keeps every exclusion that says something; the long tail of unrelated artifacts only as a count. */
+function summarizeExcluded(excluded: readonly ExcludedItem[]): unknown {
+  const counts: Record<string, number> = {};
+  const listed: Array<[string, string]> = [];
+  const LIMIT = 500;
+  for (const e of excluded) {
+    counts[e.reason] = (counts[e.reason] ?? 0) + 1;
+    if (e.reason !== 'below-threshold' && listed.length < LIMIT) listed.push([e.id, e.reason]);
+  }
+  return { counts: sortKeys(counts), items: listed, truncated: Math.max(0, excluded.filter((e) => e.reason !== 'below-threshold').length - LIMIT) };
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function round(n: number): number {
+  return Math.round(n * 10000) / 10000;
+}
+
+function roundComponents(c: ScoreComponents): ScoreComponents {
+  return {
+    relevance: round(c.relevance),
+    reference: round(c.reference),
+    path: round(c.path),
+    recency: round(c.recency),
+    type: round(c.type),
+    feedback: round(c.feedback),
+  };
+}

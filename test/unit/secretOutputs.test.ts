@@ -1,0 +1,117 @@
+/**
+ * No planted secret leaves the ledger by any way out: build (Markdown and JSON, full
+ * and squeezed budgets), explain (text and JSON), rule-file export for Copilot, Cursor
+ * and AGENTS.md, and every MCP tool's text and structured content; in bodies, titles,
+ * tags and the task title. The JSONL export is the lossless backup and keeps them.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, cli, tempDir } from './helpers';
+import { SECRET_CASES } from './secretCorpus';
+
+/** Each secret, raw and as JSON writes it (the PEM body has newlines). */
+function leaks(output: string): string[] {
+  return SECRET_CASES.filter((c) => output.includes(c.secret) || output.includes(JSON.stringify(c.secret).slice(1, -1))).map((c) => `${c.kind}: ${c.secret.slice(0, 12)}…`);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+describe('no secret leaves the ledger by any output', () => {
+  const dir = tempDir('ledger-secrets-');
+  const db = path.join(dir, '.context-ledger', 'ledger.db');
+  const TASK = ['--task-title', `Rotate the deploy credentials ${SECRET_CASES.find((c) => c.text.startsWith('DB_PASS'))!.text}`];
+  let client: Client;
+
+  before(async () => {
+    // One reviewed, global convention per case (rule files export those): the secret in its
+    // body, its title (one line) and, where short enough, a tag (60 characters at most).
+    const lines = SECRET_CASES.map((c, i) =>
+      JSON.stringify({
+        id: `secret-${i}`,
+        type: 'convention',
+        title: `Deploy credentials ${i}: ${oneLine(c.text)}`.slice(0, 200),
+        body: `How we deploy (credentials ${i}).\n\n${c.text}\n\nRotate every quarter.`,
+        // A bare password as a tag is no pattern anything could recognise; with its name it is.
+        tags: oneLine(c.text).length <= 60 ? ['deploy', oneLine(c.text)] : ['deploy'],
+        source: 'human',
+      }),
+    );
+    fs.writeFileSync(path.join(dir, 'corpus.jsonl'), `${lines.join('\n')}\n`);
+    assert.equal(cli(['init'], { cwd: dir }).code, 0);
+    const imported = cli(['import', 'corpus.jsonl'], { cwd: dir });
+    assert.equal(imported.code, 0, imported.stderr);
+    // The secrets really are in the ledger: what follows tests the ways out, not the import.
+    assert.equal(leaks(cli(['export', '--format', 'jsonl'], { cwd: dir }).stdout).length, SECRET_CASES.length);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db], cwd: dir, stderr: 'pipe' });
+    client = new Client({ name: 'secret-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+
+  after(async () => {
+    await client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const budget of ['200000', '400']) {
+    for (const command of ['build', 'explain']) {
+      for (const format of [[], ['--format', 'json']]) {
+        test(`${command} ${format.join(' ')} at a budget of ${budget}`, () => {
+          const result = cli([command, '--budget', budget, ...TASK, '--no-log', ...format], { cwd: dir });
+          assert.equal(result.code, 0, result.stderr);
+          assert.match(result.stdout + result.stderr, /REDACTED|Deploy credentials/);
+          assert.deepEqual(leaks(result.stdout + result.stderr), []);
+        });
+      }
+    }
+  }
+
+  for (const target of ['copilot', 'cursor', 'agents']) {
+    test(`export --to ${target} writes rule files with every secret masked`, () => {
+      const out = path.join(dir, `rules-${target}`);
+      const result = cli(['export', '--to', target, '--out', out, '--budget', '100000'], { cwd: dir });
+      assert.equal(result.code, 0, result.stderr);
+      const files = fs.readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(out, f)).isFile());
+      assert.ok(files.length > 0);
+      const written = files.map((f) => fs.readFileSync(path.join(out, f), 'utf8')).join('\n');
+      for (let i = 0; i < SECRET_CASES.length; i++) assert.ok(written.includes(`credentials ${i}`), `artifact ${i} was exported`);
+      assert.match(written, /\[REDACTED:/);
+      assert.deepEqual(leaks(written), []);
+    });
+  }
+
+  test('the JSONL export is the lossless backup: it keeps secrets, and says so on stderr', () => {
+    const result = cli(['export', '--format', 'jsonl'], { cwd: dir });
+    assert.equal(result.code, 0);
+    assert.equal(leaks(result.stdout).length, SECRET_CASES.length);
+    assert.match(result.stderr, /secret/i);
+  });
+
+  async function call(name: string, args: Record<string, unknown>): Promise<string> {
+    const result = await client.callTool({ name, arguments: args });
+    assert.notEqual(result.isError, true, JSON.stringify(result.content));
+    return JSON.stringify(result.content) + JSON.stringify(result.structuredContent ?? null);
+  }
+
+  test('MCP build_context, get_artifact and search_artifacts: text and structured content', async () => {
+    const outputs = [
+      await call('build_context', { task: TASK[1]!, budget: 100000 }),
+      await call('build_context', { task: TASK[1]!, budget: 300 }),
+      await call('search_artifacts', { query: 'deploy credentials', limit: 50 }),
+    ];
+    for (let i = 0; i < SECRET_CASES.length; i++) outputs.push(await call('get_artifact', { id: `secret-${i}` }));
+    assert.ok(outputs.join('').includes('[REDACTED:'));
+    assert.deepEqual(leaks(outputs.join('\n')), []);
+  });
+
+  test('MCP create_artifact: what an agent writes with a secret is answered masked', async () => {
+    const pass = SECRET_CASES.find((c) => c.text.startsWith('SMTP_PASS'))!;
+    const out = await call('create_artifact', { type: 'learning', title: `Mail relay ${pass.text}`, body: `The relay needs ${pass.text}.`, tags: [pass.text] });
+    assert.ok(!out.includes(pass.secret), out);
+  });
+});
