@@ -55,7 +55,7 @@ export function workspaceOf(context: CommandContext): string {
 export async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
   const { file, isDefault } = databasePath(context);
   // `--db .context-ledger/ledger.db` names the default place: its folder is made as for the default.
-  return LedgerFile.open(file, { create, createFolder: create && (isDefault || path.basename(path.dirname(file)) === '.context-ledger') });
+  return LedgerFile.open(file, { create, createFolder: create && mayCreateFolder(file, isDefault) });
 }
 
 /**
@@ -64,12 +64,17 @@ export async function openLedger(context: CommandContext, create = false): Promi
  * clone with a mirror and no database builds its ledger from the mirror. Cheap when
  * nothing changed: the mirror's files are stat-ed, not read (src/node/mirrorSync.ts).
  */
+/** The default place, or a `.context-ledger` folder named explicitly: the ledger's own folder, made when missing. */
+function mayCreateFolder(file: string, isDefault: boolean): boolean {
+  return isDefault || path.basename(path.dirname(file)) === '.context-ledger';
+}
+
 async function openShared(context: CommandContext, create: boolean): Promise<LedgerFile> {
   const { file, isDefault } = databasePath(context);
   if (!isWorkspaceLedger(file)) return openLedger(context, create);
   const fresh = !fs.existsSync(file) && mirrorHasFiles(file);
   if (fresh) context.err(`context-ledger: building the ledger from the Markdown mirror in ${path.relative(context.cwd, mirrorFolderOf(file)) || '.'}…`);
-  const ledger = await LedgerFile.open(file, { create: create || fresh, createFolder: (create || fresh) && isDefault });
+  const ledger = await LedgerFile.open(file, { create: create || fresh, createFolder: (create || fresh) && mayCreateFolder(file, isDefault) });
   try {
     if (fresh || mirrorHasChanges(file)) await followMirror(context, ledger);
   } catch (error) {
