@@ -15,7 +15,6 @@ import {
 } from '../core/model';
 import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
-import { linkOf } from '../core/formats/linked';
 import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
 import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
@@ -196,6 +195,8 @@ const showCommand: Command = {
     });
     if (isJson(context)) return printJson(context, artifact);
     const newer = latest.id !== artifact.id ? `\n  newer:    version ${latest.version} is the latest (context-ledger show ${latest.id})` : '';
+    // The formats module brings the YAML and Markdown parsers: loaded only for show, not at every start.
+    const { linkOf } = await import('../core/formats/linked.js');
     const link = linkOf(artifact);
     const linked = link ? `\n  from:     ${link.file}${link.detached ? `, detached: ${link.detached.reason}` : ''}` : '';
     context.out(`${describeArtifact(artifact)}${linked}${newer}\n\n${artifact.body}`);

@@ -62,10 +62,10 @@ describe('term vectors kept in the ledger', () => {
     assert.equal(db.exec('SELECT count(*) FROM term_vector')[0]!.values[0]![0], new Set(store.listArtifacts().map((a) => a.contentHash)).size, 'one vector per distinct body');
     db.close();
 
-    fromVectors.updateArtifact('v-3', { body: 'Rewritten: the payment webhook lock is gone.' });
+    fromVectors.updateArtifact('v-3', { body: 'Rewritten: the payment webhook lock is gone.' }, { id: 'v-3-v2' });
     const afterEdit = await assembleContext(fromVectors, request);
     const scannedAgain = await ledger();
-    scannedAgain.updateArtifact('v-3', { body: 'Rewritten: the payment webhook lock is gone.' });
+    scannedAgain.updateArtifact('v-3', { body: 'Rewritten: the payment webhook lock is gone.' }, { id: 'v-3-v2' });
     assert.equal(seen(afterEdit), seen(await assembleContext(scannedAgain, request)));
   });
 

@@ -101,7 +101,7 @@ describe('unreviewed agent knowledge in the built context', () => {
       assert.ok(item, `${unreviewed}: ${JSON.stringify(result.excluded)}`);
       assert.equal(item.unreviewed, undefined);
       assert.ok(!result.text.includes(UNREVIEWED_MARKER), result.text);
-      assert.match(result.text, /^### Webhook retries run the cleanup script\nlearning · ledger:\/\/artifact\/agent-v2\n/m);
+      assert.match(result.text, /^### Webhook retries run the cleanup script\nlearning · ledger:\/\/artifact\/agent-v2-[0-9A-Z]{8}\n/m);
     }
     applyReview(store, 'agent', 'rejected');
     const result = await assembleContext(store, { budget: 4000, now: NOW, task: TASK, paths: [], log: false });

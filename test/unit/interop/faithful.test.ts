@@ -139,7 +139,7 @@ describe('linked sources: re-import compares with the source and undoes nothing'
     // A dry run names every entry it would change, and why; it writes nothing.
     const before = latest(dir);
     const dry = jsonOf<Report>(cli(['import-folder', '--db', '.context-ledger/ledger.db', '--format', 'json', '--dry-run'], { cwd: dir }));
-    const planned = new Map(changesOf(dry).map((c) => [c.id.replace(/-v\d+$/, ''), c]));
+    const planned = new Map(changesOf(dry).map((c) => [c.id.replace(/-v\d+(?:-[0-9A-Z]{8})?$/, ''), c]));
     assert.equal(planned.get('adr-0007')?.outcome, 'updated');
     assert.equal(planned.get(network.chainId)?.outcome, 'updated');
     assert.equal(planned.get(storage.chainId)?.outcome, 'detached');
