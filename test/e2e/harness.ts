@@ -846,7 +846,9 @@ export async function activeEditorTitle(page: Page): Promise<string> {
   const tab = page.locator('.editor-group-container.active .tab.active[data-resource-name]').first();
   if ((await tab.count()) > 0) return (await tab.getAttribute('data-resource-name')) ?? '';
   const label = page.locator('.editor-group-container.active .title-label .label-name').first();
-  return normalize((await label.textContent()) ?? '');
+  // No editor yet: say so at once, so a caller's waitFor polls again instead of one 30 s locator wait.
+  if ((await label.count()) === 0) return '';
+  return normalize((await label.textContent({ timeout: 2000 })) ?? '');
 }
 
 // ---------------------------------------------------------------------------
