@@ -342,6 +342,7 @@ export async function syncMirror(options: SyncOptions & { auto?: boolean }): Pro
     return { ...planned, state, scan };
   });
   // Files follow the saved database: a crash in between is repaired by the next sync.
+  faultPoint('sync-database-written');
   for (const [at, text] of work.writes) {
     if (folder.read(at) !== text) {
       folder.write(at, text);

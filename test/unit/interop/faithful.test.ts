@@ -280,6 +280,6 @@ describe('smaller CLI truths', () => {
     assert.equal(result.code, 0, result.stderr);
     const first = latest(dir)[0]!;
     run(dir, 'update', first.id, '--body', 'Newer text.');
-    assert.match(run(dir, 'show', first.id), new RegExp(`newer: +version 2 is the latest \\(context-ledger show ${first.chainId}-v2\\)`));
+    assert.match(run(dir, 'show', first.id), new RegExp(`newer: +version 2 is the latest \\(context-ledger show ${first.chainId}-v2-[0-9A-Z]{8}\\)`));
   });
 });
