@@ -34,8 +34,10 @@ export class MirrorFollower extends DisposableBase {
     super();
     this.register(
       registry.onDidChange((change) => {
+        // Only the mirror's side is followed here (a pull, a checkout, a teammate's edit). Writing the mirror after
+        // every ledger change made the tree refresh under open quick inputs and dialogs (e2e); in VS Code the mirror is
+        // written by Sync Markdown Mirror, and by every CLI command that changes artifacts.
         if (change.kind === 'reset') this.watch(change.folder);
-        if (change.kind === 'artifacts' && !this.running.has(change.folder.uri.toString())) this.schedule(change.folder);
       }),
     );
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()));

@@ -175,15 +175,15 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
 
   const rows = listed();
   const titles = rows.map((r) => r.title);
-  assert.ok(titles.includes('Use SQLite for the ledger'), JSON.stringify(titles));
-  assert.ok(titles.includes('Retries back off with jitter — déjà vu avoided'), JSON.stringify(titles));
+  assert.ok(titles.includes('ADR-0001: Use SQLite for the ledger'), JSON.stringify(titles));
+  assert.ok(titles.includes('ADR-0002: Retries back off with jitter — déjà vu avoided'), JSON.stringify(titles));
   assert.ok(
     rows.some((r) => r.scope === 'path' && r.paths.includes('src/**/*.ts')),
     `the applyTo glob became a path scope: ${JSON.stringify(rows)}`,
   );
 
   const hasTitles = (all: { label: string }[]): boolean =>
-    all.some((i) => i.label === 'Use SQLite for the ledger') && all.some((i) => i.label === 'Retries back off with jitter — déjà vu avoided');
+    all.some((i) => i.label === 'ADR-0001: Use SQLite for the ledger') && all.some((i) => i.label === 'ADR-0002: Retries back off with jitter — déjà vu avoided');
   await waitForTreeItems(page, 'Artifacts', hasTitles, 20_000).catch(async () => {
     // A group the tree left collapsed: open it, as a person would.
     for (const row of await page.locator('.pane-body .monaco-list-row[aria-expanded="false"]').all()) await row.click();
