@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { artifactsForExport, importJsonl, toJsonl } from '../../core/jsonl';
+import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../../core/jsonl';
 import { UserError } from '../../core/model';
 import { COMMANDS } from '../ids';
 import type { Services } from '../services';
@@ -27,9 +27,10 @@ export function ledgerCommands(s: Services): CommandTable<(typeof LEDGER_COMMAND
       if (!uri) return;
       const size = (await vscode.workspace.fs.stat(uri)).size;
       if (size > MAX_IMPORT_BYTES) throw new UserError(`${path.basename(uri.fsPath)} is ${Math.round(size / 1024 / 1024)} MB: the import takes at most 512 MB.`);
-      const text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
+      // Decoded line by line, as the CLI does: a NUL or a byte that is not UTF-8 costs its own line, not the file.
+      const decoded = decodeJsonl(await vscode.workspace.fs.readFile(uri));
       const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Importing ${path.basename(uri.fsPath)}…` }, () =>
-        s.registry.get(folder).write((store) => importJsonl(store, text), 'artifacts'),
+        s.registry.get(folder).write((store) => importJsonl(store, decoded.text, decoded.errors), 'artifacts'),
       );
       s.artifactTree.refresh();
       const summary = `${report.added.length} added, ${report.updated.length} updated, ${report.unchanged.length} unchanged`;
