@@ -209,6 +209,53 @@ async function liveSourcesBench(db, task) {
 }
 
 /** CPU time of this process (all threads; not the git it runs) since `start`. */
+/**
+ * The MCP server as an agent's client sees it: the official SDK client over stdio against
+ * `context-ledger mcp` on the 10,000-artifact ledger. Warm = after a first call of each tool.
+ * Pings are sent while a build runs, to show the protocol is not blocked behind the work.
+ */
+async function mcpBench(db) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', '--db', db], cwd: work, stderr: 'pipe' });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(transport);
+  const buildArgs = { task: 'Fix the webhook retry queue timeout: the payments webhook handler times out under load; add a retry queue with a lock.', paths: ['src/queue/worker.ts'], budget: 8000 };
+  const searchArgs = { query: 'webhook retry queue lock' };
+  const timed = async (fn) => {
+    const started = performance.now();
+    const result = await fn();
+    if (result?.isError) throw new Error(`MCP tool failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+    return performance.now() - started;
+  };
+  const stats = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return { p50: sorted[Math.floor(sorted.length / 2)], p90: sorted[Math.floor(sorted.length * 0.9)], max: sorted[sorted.length - 1], n: sorted.length };
+  };
+  try {
+    await timed(() => client.callTool({ name: 'build_context', arguments: buildArgs }));
+    await timed(() => client.callTool({ name: 'search_artifacts', arguments: searchArgs }));
+    const builds = [];
+    const searches = [];
+    const pings = [];
+    for (let i = 0; i < WARM_RUNS; i++) {
+      builds.push(await timed(() => client.callTool({ name: 'build_context', arguments: { ...buildArgs, task: `${buildArgs.task} (${i})` } })));
+      searches.push(await timed(() => client.callTool({ name: 'search_artifacts', arguments: searchArgs })));
+    }
+    for (let i = 0; i < 5; i++) {
+      const build = client.callTool({ name: 'build_context', arguments: { ...buildArgs, task: `${buildArgs.task} during pings (${i})` } });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const started = performance.now();
+      await client.ping();
+      pings.push(performance.now() - started);
+      await build;
+    }
+    return { build: stats(builds), search: stats(searches), pings: stats(pings) };
+  } finally {
+    await client.close();
+  }
+}
+
 function cpuMsSince(start) {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000;
@@ -265,6 +312,10 @@ if (hasBuild) {
   });
   rows.push(['in process: collect all live sources (2,000-file workspace, git) + build, cold', fmt(live.coldMs), fmt(live.coldCpuMs), '', '']);
   rows.push([`in process: collect all live sources + build, warm, median of ${WARM_RUNS}`, fmt(live.warmMs), fmt(live.warmCpuMs), '', '< 300 ms']);
+  const mcp = await mcpBench(big);
+  rows.push([`MCP \`build_context\` (8,000 tokens), warm, p50 of ${WARM_RUNS} (p90 ${fmt(mcp.build.p90)})`, fmt(mcp.build.p50), '', '', '< 100 ms']);
+  rows.push([`MCP \`search_artifacts\`, warm, p50 of ${WARM_RUNS} (p90 ${fmt(mcp.search.p90)})`, fmt(mcp.search.p50), '', '', '< 50 ms']);
+  rows.push([`MCP \`ping\` answered while a \`build_context\` runs, p50 of ${mcp.pings.n} (max ${fmt(mcp.pings.max)})`, fmt(mcp.pings.p50), '', '', '< 50 ms']);
   for (const [rel, level, ratio, before, ms] of live.levels) {
     rows.push([`compression \`${level}\` of ${rel} (${before} tokens): ${Math.round(ratio * 100)}% of the tokens left`, fmt(ms), '', '', '']);
   }
