@@ -183,7 +183,8 @@ test("the MCP server's tools reach the model, and a call through the chat answer
   }
   const answer = await waitFor(async () => (await lastChatResponse(page))?.text ?? '', (text) => /answered:/.test(text), `the answer of ${name}`);
   // The MCP server answers with structured results: the same ledger, including what the chat wrote above.
-  assert.match(answer, new RegExp(`Tool ${name} answered: \\{"total":\\d+`));
+  // The structured answer: the text first (what a model reads), then the counts and results.
+  assert.match(answer, new RegExp(`Tool ${name} answered: \\{"text":".*"total":\\d+`));
   assert.match(answer, /"urn":"ledger:\/\/artifact\/harbor-learn-1"/);
   assert.match(answer, /"title":"Refunds need the original charge id".*?"unreviewed":true/);
   await screenshot(page, 'mcp-tool-call');
