@@ -16,6 +16,7 @@ import { LedgerStore } from '../../src/core/store';
 import { loadSqlJs } from '../../src/node/ledgerFile';
 import { parseCommandArgs } from '../../src/cli/args';
 import { BASE_COMMANDS } from '../../src/cli/commands';
+import { seededRandom } from '../unit/helpers';
 import { SECRET_CASES } from '../unit/secretCorpus';
 
 function option(name: string): string | undefined {
@@ -26,19 +27,8 @@ function option(name: string): string | undefined {
 const seed = Number(option('seed') ?? Date.now() % 1_000_000_007);
 const seconds = Number(option('seconds') ?? 20);
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function generator(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-let random = generator(seed);
+let random = seededRandom(seed);
 const int = (n: number): number => Math.floor(random() * n);
 const pick = <T>(list: readonly T[]): T => list[int(list.length)]!;
 
@@ -131,7 +121,7 @@ async function main(): Promise<void> {
   const until = performance.now() + seconds * 1000;
   const rounds: Record<string, number> = { redactor: 0, markdown: 0, jsonl: 0, args: 0 };
   for (let round = 0; performance.now() < until; round++) {
-    random = generator(seed + round);
+    random = seededRandom(seed + round);
     fuzzRedactor();
     rounds.redactor!++;
     fuzzArgs();

@@ -5,22 +5,10 @@ import { cutAtGrapheme, makePreview } from '../../../src/core/assemble/preview';
 import { artifactUrn, ARTIFACT_TYPES, UserError, type ArtifactInput, type ArtifactType } from '../../../src/core/model';
 import type { LedgerStore } from '../../../src/core/store';
 import { TokenCounter } from '../../../src/core/tokens';
-import { fixedClock, memoryStore } from '../helpers';
+import { fixedClock, memoryStore, seededRandom as prng } from '../helpers';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** A seeded PRNG (mulberry32) so every run sees the same "random" corpora. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'webhook payment booking retry queue worker lock timeout idempotency key stripe event handler route ' +
