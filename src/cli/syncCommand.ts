@@ -25,8 +25,8 @@ export const syncCommand: Command = {
   positionals: [0, 0],
   details: [
     'New files become artifacts, edited files new versions, deleted files archive their artifact; artifacts changed in',
-    'the ledger rewrite their files. When both sides changed, the ledger version is kept and written to the file, and the',
-    'edited file is copied to .context-ledger/sync-conflicts/ for you to merge (edit the mirror file, then sync again).',
+    'the ledger rewrite their files. When both sides changed, both are kept as versions of the artifact and the conflict is',
+    'listed until you keep one side with `context-ledger resolve`; a file with git conflict markers is reported, not imported.',
     'Files that cannot be read (bad front matter, binary, over 10 MB) are reported and left alone.',
   ].join('\n'),
   async run(context) {
