@@ -4,7 +4,7 @@ import { UserError } from '../core/model';
 import type { LedgerStore } from '../core/store';
 import { defaultDatabasePath } from '../node/files';
 import { LedgerFile } from '../node/ledgerFile';
-import { isWorkspaceLedger, mirrorFolderOf } from '../node/ledgerFolder';
+import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from '../node/ledgerFolder';
 import { mirrorHasChanges, mirrorHasFiles } from '../node/mirrorState';
 import { type CommandSpec, type ParsedOptions, stringOption } from './args';
 
@@ -74,7 +74,10 @@ async function openShared(context: CommandContext, create: boolean): Promise<Led
   if (!isWorkspaceLedger(file)) return openLedger(context, create);
   const fresh = !fs.existsSync(file) && mirrorHasFiles(file);
   if (fresh) context.err(`context-ledger: building the ledger from the Markdown mirror in ${path.relative(context.cwd, mirrorFolderOf(file)) || '.'}…`);
+  const creating = (create || fresh) && !fs.existsSync(file);
   const ledger = await LedgerFile.open(file, { create: create || fresh, createFolder: (create || fresh) && mayCreateFolder(file, isDefault) });
+  // A new ledger's folder says at once what git should keep of it (the mirror) and not (the database).
+  if (creating) ensureLedgerGitignore(path.dirname(file));
   try {
     if (fresh || mirrorHasChanges(file)) await followMirror(context, ledger);
   } catch (error) {
@@ -100,17 +103,37 @@ async function followMirror(context: CommandContext, ledger: LedgerFile): Promis
 }
 
 /**
- * Opens the ledger, runs a write under its lock, persists, and closes. A write that may
- * change artifacts is mirrored at once, so a commit after it carries it.
+ * Opens the ledger, runs a write under its lock, persists, and closes. The chains the write
+ * changed get their mirror files at once (only theirs: an `add` renders one file however
+ * large the ledger), so a commit after it carries them.
  */
 export async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true, changesArtifacts = true): Promise<T> {
   const ledger = await openShared(context, create);
   try {
-    const result = await ledger.write(fn);
-    if (changesArtifacts && isWorkspaceLedger(ledger.file)) await followMirror(context, ledger);
+    let chains: string[] = [];
+    const result = await ledger.write(async (store) => {
+      // What the lock's refresh replayed (another process's writes) is that process's to mirror.
+      store.takeChangedChains();
+      const value = await fn(store);
+      chains = store.takeChangedChains();
+      return value;
+    });
+    if (changesArtifacts && chains.length > 0 && isWorkspaceLedger(ledger.file)) await mirrorChanged(context, ledger, chains);
     return result;
   } finally {
     ledger.close();
+  }
+}
+
+/** Writes the mirror files of `chains`; a mirror no sync has recorded yet is synced whole. Never fails the command. */
+async function mirrorChanged(context: CommandContext, ledger: LedgerFile, chains: readonly string[]): Promise<void> {
+  const { mirrorChains } = await import('../node/mirrorSync.js');
+  try {
+    const report = await mirrorChains({ dbFile: ledger.file, chainIds: chains, write: (fn) => ledger.write(fn) });
+    if (report.needsSync) await followMirror(context, ledger);
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    context.err(`context-ledger: the Markdown mirror was not written: ${error.message}`);
   }
 }
 

@@ -173,6 +173,11 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.artifacts.delete(ref, options);
   }
 
+  /** The artifact chains written since the last call (what the Markdown mirror must rewrite), and starts over. */
+  takeChangedChains(): string[] {
+    return this.artifacts.takeChanged();
+  }
+
   listArtifacts(filter: ArtifactFilter = {}): Artifact[] {
     return this.artifacts.list(filter);
   }

@@ -83,7 +83,32 @@ export function readState(file: string, folder: string): SyncState {
   return emptyState(folder);
 }
 
+/**
+ * The state `mirrorHasChanges` read, kept for the write that follows in the same command
+ * (`takeState`): at 10,000 chains the file is megabytes of JSON, and parsing it twice cost
+ * an `add` more than its own write. Used once, and only while the file is as it was read.
+ */
+let lastRead: { file: string; folder: string; key: string; state: SyncState } | undefined;
+
+function fileKey(file: string): string | undefined {
+  try {
+    const stat = fs.statSync(file);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The state as `mirrorHasChanges` just read it when the file has not changed since (then only once), else read now. */
+export function takeState(file: string, folder: string): SyncState {
+  const kept = lastRead;
+  lastRead = undefined;
+  if (kept && kept.file === file && kept.folder === folder && kept.key === fileKey(file)) return kept.state;
+  return readState(file, folder);
+}
+
 export function writeState(file: string, state: SyncState): void {
+  lastRead = undefined;
   const temp = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(temp, `${JSON.stringify(state)}\n`);
   fs.renameSync(temp, file);
@@ -124,7 +149,10 @@ export function hasPaths(state: SyncState): boolean {
 export function mirrorHasChanges(dbFile: string, dir = mirrorFolderOf(dbFile)): boolean {
   const root = realFolder(dir);
   if (!root) return false;
-  const state = readState(stateFileOf(dbFile), root);
+  const stateFile = stateFileOf(dbFile);
+  const key = fileKey(stateFile);
+  const state = readState(stateFile, root);
+  if (key !== undefined) lastRead = { file: stateFile, folder: root, key, state };
   const { paths } = mirrorPaths(root);
   if (paths.length !== Object.keys(state.stamps).length) return true;
   for (const at of paths) {

@@ -37,6 +37,7 @@ import {
   type Stamp,
   stateFileOf,
   statOf,
+  takeState,
   type SyncState,
   writeState,
 } from './mirrorState';
@@ -57,6 +58,12 @@ export interface SyncReport {
 }
 
 const render = (artifact: Artifact): string => renderMirrorFile(artifact).content;
+
+/** A new chain's file: its type's folder and its title, with a hash of its chain when another file has that name. */
+function pathFor(artifact: Artifact, isTaken: (at: string) => boolean): string {
+  const at = `${artifact.type}/${mirrorSlug(artifact.title, artifact.chainId)}.md`;
+  return isTaken(at) ? at.replace(/\.md$/, `-${createHash('sha256').update(artifact.chainId).digest('hex').slice(0, 8)}.md`) : at;
+}
 
 interface MirrorEntry {
   path: string;
@@ -150,9 +157,7 @@ function plan(store: LedgerStore, state: SyncState, scan: Scan, authorOf: (file:
   const now = store.clock.now().toISOString();
 
   const newPath = (artifact: Artifact): string => {
-    let slug = mirrorSlug(artifact.title, artifact.chainId);
-    if (taken.has(`${artifact.type}/${slug}.md`)) slug = `${slug}-${createHash('sha256').update(artifact.chainId).digest('hex').slice(0, 8)}`;
-    const at = `${artifact.type}/${slug}.md`;
+    const at = pathFor(artifact, (p) => taken.has(p));
     taken.add(at);
     return at;
   };
@@ -359,6 +364,80 @@ export async function syncMirror(options: SyncOptions & { auto?: boolean }): Pro
   return report;
 }
 
+export interface MirrorChainsReport {
+  written: string[];
+  removed: string[];
+  /** Chains whose file changed on disk since the last sync: left for the next sync, which sees both sides. */
+  deferred: string[];
+  /** No sync has recorded this mirror yet: only a whole sync (`syncMirror`) can write it. */
+  needsSync: boolean;
+}
+
+/**
+ * Writes the mirror files of `chainIds` after a write that changed them, and nothing else:
+ * the cheap half of a sync for the hot path (an `add` in a ledger of thousands renders one
+ * file, not every chain). Runs its `write` without changing the store (so it persists
+ * nothing) to read the saved ledger and keep the state file under the lock. A file
+ * changed on disk since the last sync is not overwritten: that is the sync's both-sides
+ * case. A mirror no sync has recorded yet asks for a whole sync (`needsSync`); a mirror
+ * folder gone after a sync wrote one is left alone, as `syncMirror` does on its own runs.
+ */
+export async function mirrorChains(options: SyncOptions & { chainIds: readonly string[] }): Promise<MirrorChainsReport> {
+  const report: MirrorChainsReport = { written: [], removed: [], deferred: [], needsSync: false };
+  if (options.chainIds.length === 0) return report;
+  const dir = options.dir ?? mirrorFolderOf(options.dbFile);
+  const stateFile = stateFileOf(options.dbFile);
+  return options.write((store) => {
+    const root = realFolder(dir);
+    const state = root ? takeState(stateFile, root) : undefined;
+    if (!root || !state || (!hasPaths(state) && Object.keys(state.conflicts).length === 0)) {
+      report.needsSync = !root ? !hasPaths(readState(stateFile, path.resolve(dir))) : true;
+      return report;
+    }
+    const folder = new OutputFolder(root);
+    const taken = new Set<string>();
+    for (const entry of Object.values(state.chains)) if (entry.path) taken.add(entry.path);
+    /** Whether the file is as the last sync left it (a stat when its stamp still holds, else a read). */
+    const asSynced = (at: string, hash: string): boolean => {
+      const stamp = state.stamps[at];
+      const now = statOf(path.join(root, at));
+      if (stamp && now && stamp.size === now.size && stamp.mtimeMs === now.mtimeMs) return stamp.hash === hash;
+      const text = folder.read(at);
+      return text !== undefined && hashOf(text) === hash;
+    };
+    for (const chainId of options.chainIds) {
+      const base = state.chains[chainId];
+      if (state.conflicts[chainId] || (base?.path && !asSynced(base.path, base.hash))) {
+        report.deferred.push(chainId);
+        continue;
+      }
+      const db = store.latestOfChain(chainId);
+      if (!db) {
+        if (base?.path) {
+          folder.remove(base.path);
+          delete state.stamps[base.path];
+          report.removed.push(base.path);
+        }
+        delete state.chains[chainId];
+        continue;
+      }
+      const at = base?.path ?? pathFor(db, (p) => taken.has(p) || folder.read(p) !== undefined);
+      taken.add(at);
+      const content = render(db);
+      const hash = hashOf(content);
+      if (folder.read(at) !== content) {
+        folder.write(at, content);
+        report.written.push(at);
+      }
+      state.chains[chainId] = { path: at, hash, db: hash };
+      const stat = statOf(path.join(root, at));
+      if (stat) state.stamps[at] = { ...stat, hash };
+    }
+    if (report.written.length > 0 || report.removed.length > 0) writeState(stateFile, state);
+    return report;
+  });
+}
+
 /** The size and time of every file the ledger now agrees with; a file reported as a problem gets none, so it is read again. */
 function stampsAfter(root: string, state: SyncState, scan: Scan, writes: ReadonlyMap<string, string>): Record<string, Stamp> {
   const stamps: Record<string, Stamp> = {};
@@ -399,7 +478,7 @@ export async function resolveMirrorConflict(options: SyncOptions & { chainId: st
         if (other !== undefined && other !== chain && !store.latestOfChain(other)) {
           // Two clones added artifacts whose titles made one file name: two artifacts, not two sides; both stay.
           const added = store.importArtifact(input).artifact;
-          const at = `${added.type}/${mirrorSlug(added.title, added.chainId)}-${createHash('sha256').update(added.chainId).digest('hex').slice(0, 8)}.md`;
+          const at = pathFor(added, () => true);
           const content = render(added);
           files.push({ at, content });
           state.chains[added.chainId] = { path: at, hash: hashOf(content), db: hashOf(content) };

@@ -48,6 +48,8 @@ const ARTIFACT_COLUMNS =
  */
 export class Artifacts {
   private latestCache: { generation: number; artifacts: Artifact[] } | undefined;
+  /** Chains written since the last `takeChanged()`: the Markdown mirror rewrites their files only. */
+  private changed = new Set<string>();
 
   constructor(
     private readonly conn: Connection,
@@ -97,7 +99,15 @@ export class Artifacts {
     return this.conn.scalar('SELECT 1 FROM artifact WHERE id = ?', [id]) !== null;
   }
 
+  /** The chains written since the last call (a rolled-back write may be among them: rewriting its unchanged file is a no-op). */
+  takeChanged(): string[] {
+    const chains = [...this.changed];
+    this.changed.clear();
+    return chains;
+  }
+
   insert(a: Artifact): void {
+    this.changed.add(a.chainId);
     const chainHasOthers = this.conn.scalar('SELECT 1 FROM artifact WHERE chain_id = ? LIMIT 1', [a.chainId]) !== null;
     this.conn.exec(
       `INSERT INTO artifact (${ARTIFACT_COLUMNS}, is_latest) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
@@ -211,6 +221,7 @@ export class Artifacts {
     if (old.chainId === replacement.chainId) throw new UserError('An artifact cannot supersede its own chain.');
     return this.conn.transaction(() => {
       const now = this.conn.nowIso();
+      this.changed.add(old.chainId).add(replacement.chainId);
       this.conn.exec("UPDATE artifact SET status = 'superseded', updated_at = ? WHERE chain_id = ? AND is_latest = 1", [now, old.chainId]);
       this.conn.exec('UPDATE artifact SET supersedes = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [old.chainId, now, replacement.chainId]);
       return { superseded: this.latestOfChain(old.chainId)!, by: this.latestOfChain(replacement.chainId)! };
@@ -229,6 +240,7 @@ export class Artifacts {
   setStatus(ref: string, status: ArtifactStatus): Artifact {
     const artifact = this.require(ref);
     return this.conn.transaction(() => {
+      this.changed.add(artifact.chainId);
       this.conn.exec('UPDATE artifact SET status = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [status, this.conn.nowIso(), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
@@ -237,6 +249,7 @@ export class Artifacts {
   setPinned(ref: string, pinned: boolean): Artifact {
     const artifact = this.require(ref);
     return this.conn.transaction(() => {
+      this.changed.add(artifact.chainId);
       this.conn.exec('UPDATE artifact SET pinned = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [pinned ? 1 : 0, this.conn.nowIso(), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
@@ -246,6 +259,7 @@ export class Artifacts {
   setExtra(ref: string, extra: Record<string, unknown>): Artifact {
     const artifact = this.require(ref);
     return this.conn.transaction(() => {
+      this.changed.add(artifact.chainId);
       this.conn.exec('UPDATE artifact SET extra = ? WHERE chain_id = ? AND is_latest = 1', [JSON.stringify(extra), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
@@ -258,6 +272,7 @@ export class Artifacts {
       const where = options.versionOnly ? 'id = ?' : 'chain_id = ?';
       const key = options.versionOnly ? artifact.id : artifact.chainId;
       const count = Number(this.conn.scalar(`SELECT count(*) FROM artifact WHERE ${where}`, [key]));
+      this.changed.add(artifact.chainId);
       this.conn.exec(`DELETE FROM artifact WHERE ${where}`, [key]);
       this.conn.exec('DELETE FROM feedback WHERE artifact_id NOT IN (SELECT id FROM artifact)');
       if (options.versionOnly) this.markLatest(artifact.chainId);
@@ -351,6 +366,7 @@ export class Artifacts {
     if (sameContent(latest, artifact)) {
       // Only status or pin changed: those live on the latest version, not in a new one.
       const updated = this.conn.transaction(() => {
+        this.changed.add(latest.chainId);
         this.conn.exec('UPDATE artifact SET status = ?, pinned = ?, updated_at = ? WHERE id = ?', [
           artifact.status, artifact.pinned ? 1 : 0, artifact.updatedAt, latest.id,
         ]);
