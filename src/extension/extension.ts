@@ -55,7 +55,8 @@ export function activate(context: vscode.ExtensionContext): Services {
   const explain = own(new ExplainDocuments());
   const autoInject = own(new AutoInjector(live, registry, config, logger, context.globalState));
   late.autoInject = autoInject;
-  const artifactTree = own(new ArtifactTreeProvider(registry, config, logger, git));
+  const mirror = own(new MirrorFollower(registry, logger));
+  const artifactTree = own(new ArtifactTreeProvider(registry, config, logger, git, mirror));
   const taskTree = own(new TaskTreeProvider(registry, logger));
   const filesTree = own(new TrackedFilesProvider(registry, config, tracker, logger));
   own(new BudgetStatusBar(live, config));
@@ -63,9 +64,8 @@ export function activate(context: vscode.ExtensionContext): Services {
   own(git.onDidChange(() => live.schedule()));
   // A command that just failed is new evidence for the meter and the auto-inject file.
   own(terminals.onDidRecordFailure(() => live.schedule()));
-  const mirror = own(new MirrorFollower(registry, logger));
 
-  const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
+  const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree, mirror };
 
   registerCommandTables(context, services, [contextCommands(services), artifactCommands(services), taskCommands(services), ledgerCommands(services)]);
   updateContextKeys(registry);

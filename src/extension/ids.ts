@@ -20,6 +20,7 @@ export const COMMANDS = {
   supersede: 'contextLedger.supersede',
   archive: 'contextLedger.archive',
   restore: 'contextLedger.restore',
+  resolveConflict: 'contextLedger.resolveConflict',
   deleteArtifact: 'contextLedger.deleteArtifact',
   pin: 'contextLedger.pin',
   unpin: 'contextLedger.unpin',
@@ -71,6 +72,8 @@ export const TREE_ITEM_KINDS = {
   artifactArchived: 'artifact.archived',
   artifactSuperseded: 'artifact.superseded',
   version: 'artifactVersion',
+  /** The "Resolve…" row under an artifact in conflict (not `artifact…`: the artifact menus match that prefix). */
+  conflict: 'mirrorConflict',
   group: 'group',
   folder: 'folder',
   taskField: 'taskField',

@@ -14,6 +14,8 @@ export type LedgerChangeKind = 'artifacts' | 'tasks' | 'activity' | 'feedback' |
 export interface LedgerChange {
   folder: vscode.WorkspaceFolder;
   kind: LedgerChangeKind;
+  /** The artifact chains a write of this window changed (its Markdown mirror files follow them). */
+  chains?: readonly string[];
 }
 
 /**
@@ -32,7 +34,7 @@ export class FolderLedger implements vscode.Disposable {
     readonly folder: vscode.WorkspaceFolder,
     readonly file: string,
     private readonly logger: Logger,
-    private readonly changed: (kind: LedgerChangeKind) => void,
+    private readonly changed: (kind: LedgerChangeKind, chains?: readonly string[]) => void,
   ) {}
 
   /** Whether the database file exists (cheap; no load). */
@@ -76,13 +78,42 @@ export class FolderLedger implements vscode.Disposable {
     });
   }
 
-  /** Applies `fn` under the file lock and persists (creating the database on first write). */
+  /**
+   * Applies `fn` under the file lock and persists (creating the database on first write).
+   * A write that changed nothing (a mirror sync that found the files as recorded) tells no
+   * one: a refresh of every view for it would redraw the tree under an open quick input.
+   */
   write<T>(fn: (store: LedgerStore) => T, kind: LedgerChangeKind): Promise<T> {
     return this.exclusive(async () => {
+      const existed = this.exists();
       const ledger = (await this.open(true))!;
-      const result = await ledger.write(fn);
-      this.changed(kind);
+      const before = ledger.store;
+      let changed = true;
+      let chains: string[] = [];
+      const result = await ledger.write((store) => {
+        // What the lock's refresh replayed (another process's writes) is that process's to mirror.
+        store.takeChangedChains();
+        const generation = store.generation;
+        const value = fn(store);
+        chains = store.takeChangedChains();
+        changed = !existed || store !== before || store.generation !== generation;
+        return value;
+      });
+      if (changed) this.changed(kind, chains);
       return result;
+    });
+  }
+
+  /**
+   * Runs `fn` on the saved ledger under its file lock, for work beside the database that
+   * must not interleave with another process's (the Markdown mirror's files and state).
+   * `fn` must not change the store: nothing is persisted and no change is announced.
+   */
+  locked<T>(fn: (store: LedgerStore) => T): Promise<T> {
+    return this.exclusive(async () => {
+      const ledger = await this.open(false);
+      if (!ledger) throw new Error(`${this.file} does not exist.`);
+      return await ledger.write(fn);
     });
   }
 
@@ -193,7 +224,7 @@ export class LedgerRegistry extends DisposableBase {
     const known = this.ledgers.get(key);
     if (known) return known.ledger;
     const file = databaseFileFor(folder, this.config.get(folder.uri).databasePath);
-    const ledger = new FolderLedger(folder, file, this.logger, (kind) => this.changed.fire({ folder, kind }));
+    const ledger = new FolderLedger(folder, file, this.logger, (kind, chains) => this.changed.fire({ folder, kind, ...(chains && chains.length > 0 ? { chains } : {}) }));
     const debounce = new Debouncer(250, () => void ledger.fileChanged());
     // The journal beside the database takes other processes' build records (see LedgerFile).
     const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), `{${path.basename(file)},${path.basename(file)}.journal}`));

@@ -9,6 +9,7 @@ import type { LedgerDocumentProvider } from './ledgerDocuments';
 import type { LedgerRegistry } from './ledgers';
 import type { LiveContext } from './liveContext';
 import type { Logger } from './logger';
+import type { MirrorFollower } from './mirrorFollower';
 import type { ArtifactTreeProvider } from './views/artifactTree';
 import type { TaskTreeProvider } from './views/taskView';
 import type { TrackedFilesProvider } from './views/trackedFilesView';
@@ -29,4 +30,5 @@ export interface Services {
   artifactTree: ArtifactTreeProvider;
   taskTree: TaskTreeProvider;
   filesTree: TrackedFilesProvider;
+  mirror: MirrorFollower;
 }

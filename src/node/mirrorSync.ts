@@ -405,6 +405,7 @@ export async function mirrorChains(options: SyncOptions & { chainIds: readonly s
       const text = folder.read(at);
       return text !== undefined && hashOf(text) === hash;
     };
+    let dirty = false;
     for (const chainId of options.chainIds) {
       const base = state.chains[chainId];
       if (state.conflicts[chainId] || (base?.path && !asSynced(base.path, base.hash))) {
@@ -419,21 +420,26 @@ export async function mirrorChains(options: SyncOptions & { chainIds: readonly s
           report.removed.push(base.path);
         }
         delete state.chains[chainId];
+        dirty = true;
         continue;
       }
       const at = base?.path ?? pathFor(db, (p) => taken.has(p) || folder.read(p) !== undefined);
       taken.add(at);
       const content = render(db);
       const hash = hashOf(content);
+      // The ledger's rendering is what the last sync recorded (a sync's own import, a touch that changed nothing):
+      // the file stays as git has it, worded as its author left it.
+      if (base?.path === at && base.db === hash) continue;
       if (folder.read(at) !== content) {
         folder.write(at, content);
         report.written.push(at);
       }
       state.chains[chainId] = { path: at, hash, db: hash };
+      dirty = true;
       const stat = statOf(path.join(root, at));
       if (stat) state.stamps[at] = { ...stat, hash };
     }
-    if (report.written.length > 0 || report.removed.length > 0) writeState(stateFile, state);
+    if (dirty) writeState(stateFile, state);
     return report;
   });
 }

@@ -5,6 +5,7 @@ import { fieldsOf } from '../artifactDocument';
 import { DEFAULT_FILTER, TYPE_DESCRIPTIONS, TYPE_ICONS, TYPE_LABELS } from '../artifactTreeModel';
 import { COMMANDS } from '../ids';
 import type { LedgerChangeKind } from '../ledgers';
+import type { MirrorConflict } from '../../node/mirrorState';
 import type { Services } from '../services';
 import type { ArtifactTreeNode } from '../views/artifactTree';
 import { artifactArg, artifactPickItem, type ArtifactPick, isVersionNode, type CommandTable, requireFolder } from './common';
@@ -143,6 +144,32 @@ export function artifactCommands(s: Services): CommandTable<(typeof ARTIFACT_COM
       s.artifactTree.refresh();
       vscode.window.setStatusBarMessage(`Context Ledger: restored "${after.title}"; it is active again`, 4000);
     } },
+    [COMMANDS.resolveConflict]: { what: 'Resolving the conflict', run: async (arg?: ArtifactTreeNode) => {
+      const target = await conflictArg(s, arg);
+      if (!target) return;
+      const { folder, conflict } = target;
+      const ledger = s.registry.get(folder);
+      const [mine, latest] = await ledger.read((store) => [conflict.mine ? store.getArtifact(conflict.mine) : undefined, store.latestOfChain(conflict.chainId)]);
+      const theirs = conflict.kind === 'markers' ? 'the other side of the git merge (in the file)' : latest && latest.id !== mine?.id ? `v${latest.version}, from the Markdown mirror` : 'the version from the Markdown mirror';
+      type Choice = vscode.QuickPickItem & { keep: 'mine' | 'theirs'; edit?: boolean };
+      const choice = await vscode.window.showQuickPick<Choice>(
+        [
+          { label: '$(account) Keep mine', description: mine ? `v${mine.version}, this clone's version` : "this clone's version", keep: 'mine' },
+          { label: '$(cloud-download) Keep theirs', description: theirs, keep: 'theirs' },
+          { label: '$(edit) Edit…', description: 'keep theirs, then edit it beside mine and save', keep: 'theirs', edit: true },
+        ],
+        { title: `Resolve "${conflict.title}"`, placeHolder: 'The side you do not keep stays in the history; nothing is lost' },
+      );
+      if (!choice) return;
+      const kept = await s.mirror.resolve(folder, conflict.chainId, choice.keep);
+      s.logger.info(`Resolved the conflict on ${conflict.chainId} (${conflict.path}): kept ${choice.keep} as ${kept.id} (v${kept.version})`);
+      await s.artifactTree.reveal(folder, kept);
+      if (choice.edit && mine) {
+        await vscode.commands.executeCommand('vscode.diff', s.documents.versionUriFor(folder, mine), s.documents.uriFor(folder, kept), `${kept.title}: mine (v${mine.version}) ↔ kept (edit and save)`);
+        return;
+      }
+      vscode.window.setStatusBarMessage(`Context Ledger: kept ${choice.keep === 'mine' ? 'your' : 'their'} version of "${kept.title}" (v${kept.version}); the other stays in its history`, 5000);
+    } },
     [COMMANDS.filterArtifacts]: { what: 'Filtering the artifacts', run: async () => {
       const current = s.artifactTree.filter;
       type Item = vscode.QuickPickItem & ({ type: ArtifactType } | { status: ArtifactStatus } | object);
@@ -180,4 +207,24 @@ export function artifactCommands(s: Services): CommandTable<(typeof ARTIFACT_COM
     } },
     [COMMANDS.clearArtifactFilter]: { what: 'Clearing the filter', run: () => s.artifactTree.setFilter({ ...DEFAULT_FILTER }) },
   };
+}
+
+/** The conflict a Resolve… was invoked on: the tree's row or artifact, else the one the user picks (none: says so). */
+async function conflictArg(s: Services, arg?: ArtifactTreeNode): Promise<{ folder: vscode.WorkspaceFolder; conflict: MirrorConflict } | undefined> {
+  if (arg?.kind === 'conflict') return { folder: arg.folder, conflict: arg.conflict };
+  if (arg?.kind === 'artifact') {
+    const conflict = s.mirror.conflicts(arg.folder).get(arg.artifact.chainId);
+    if (conflict) return { folder: arg.folder, conflict };
+  }
+  const all = s.registry.folders().flatMap((folder) => [...s.mirror.conflicts(folder).values()].map((conflict) => ({ folder, conflict })));
+  if (all.length === 0) {
+    void vscode.window.showInformationMessage('Context Ledger: no artifact is in conflict.');
+    return undefined;
+  }
+  if (all.length === 1) return all[0];
+  const picked = await vscode.window.showQuickPick(
+    all.map((c) => ({ label: c.conflict.title, description: c.conflict.path, detail: s.registry.folders().length > 1 ? c.folder.name : undefined, c })),
+    { title: 'Context Ledger: resolve which conflict?' },
+  );
+  return picked?.c;
 }

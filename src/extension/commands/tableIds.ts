@@ -24,6 +24,7 @@ export const ARTIFACT_COMMAND_IDS = [
   COMMANDS.newVersion,
   COMMANDS.supersede,
   COMMANDS.restore,
+  COMMANDS.resolveConflict,
   COMMANDS.filterArtifacts,
   COMMANDS.searchArtifacts,
   COMMANDS.clearArtifactFilter,

@@ -10,6 +10,7 @@ import { syncMirror } from '../../node/mirrorSync';
 import { writeRuleFiles } from '../../node/ruleFileExport';
 import { whichRules } from '../../node/whichRules';
 import { guarded } from '../errors';
+import { withDelayedProgress } from '../progress';
 import type { Services } from '../services';
 import { requireTrust } from '../trust';
 import { INTEROP_COMMANDS, WHICH_SCHEME } from './ids';
@@ -97,16 +98,6 @@ async function pickFolder(s: Services, verb: string): Promise<vscode.WorkspaceFo
     { title: `Context Ledger: which folder's ledger to ${verb}?` },
   );
   return pick?.folder;
-}
-
-/** Shows a progress notification only when `task` is still running after a second. */
-export async function withDelayedProgress<T>(title: string, task: Promise<T>): Promise<T> {
-  let done = false;
-  const settled = task.finally(() => (done = true));
-  const timer = new Promise<void>((resolve) => setTimeout(resolve, 1000));
-  await Promise.race([settled.then(() => undefined, () => undefined), timer]);
-  if (done) return settled;
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Context Ledger: ${title}` }, () => settled);
 }
 
 /** Lets a timer (the delayed progress) run between synchronous steps. */

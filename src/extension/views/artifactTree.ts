@@ -23,6 +23,8 @@ import { DisposableBase } from '../disposable';
 import { COMMANDS, CONTEXT_KEYS, TREE_ITEM_KINDS, VIEWS } from '../ids';
 import type { LedgerRegistry } from '../ledgers';
 import type { Logger } from '../logger';
+import type { MirrorFollower } from '../mirrorFollower';
+import type { MirrorConflict } from '../../node/mirrorState';
 
 export type ArtifactTreeNode =
   | { kind: 'folder'; folder: vscode.WorkspaceFolder }
@@ -30,6 +32,8 @@ export type ArtifactTreeNode =
   | { kind: 'type'; folder: vscode.WorkspaceFolder; scope: Scope; group: TypeGroup }
   | { kind: 'artifact'; folder: vscode.WorkspaceFolder; artifact: Artifact }
   | { kind: 'version'; folder: vscode.WorkspaceFolder; artifact: Artifact }
+  /** Under an artifact changed on both sides of a git merge: the row that opens Resolve…. */
+  | { kind: 'conflict'; folder: vscode.WorkspaceFolder; artifact: Artifact; conflict: MirrorConflict }
   | { kind: 'message'; label: string; icon?: string };
 
 interface Snapshot {
@@ -82,8 +86,10 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     private readonly config: ConfigService,
     private readonly logger: Logger,
     private readonly git?: GitTracker,
+    private readonly mirror?: MirrorFollower,
   ) {
     super();
+    if (mirror) this.register(mirror.onDidChangeConflicts(() => this.refresh()));
     this.view = this.register(vscode.window.createTreeView(VIEWS.artifacts, { treeDataProvider: this, showCollapseAll: true }));
     if (git) this.register(git.onDidChange(() => this.refresh()));
     this.register(
@@ -151,10 +157,14 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
           return node.group.artifacts.map((artifact) => ({ kind: 'artifact', folder: node.folder, artifact }));
         case 'artifact': {
           const versions = await this.registry.get(node.folder).read((store) => store.history(node.artifact.id));
-          return versions
-            .filter((v) => v.id !== node.artifact.id)
-            .reverse()
-            .map((artifact) => ({ kind: 'version', folder: node.folder, artifact }));
+          const conflict = this.conflictOf(node.folder, node.artifact);
+          return [
+            ...(conflict ? [{ kind: 'conflict' as const, folder: node.folder, artifact: node.artifact, conflict }] : []),
+            ...versions
+              .filter((v) => v.id !== node.artifact.id)
+              .reverse()
+              .map((artifact) => ({ kind: 'version' as const, folder: node.folder, artifact })),
+          ];
         }
         default:
           return [];
@@ -204,6 +214,16 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
       case 'artifact':
       case 'version':
         return this.artifactItem(node);
+      case 'conflict': {
+        const item = new vscode.TreeItem('Resolve conflict…', vscode.TreeItemCollapsibleState.None);
+        item.id = `conflict:${node.folder.uri.toString()}:${node.artifact.chainId}`;
+        item.description = node.conflict.kind === 'markers' ? 'git left conflict markers in its file' : 'changed on both sides: both kept as versions';
+        item.iconPath = new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('list.warningForeground'));
+        item.contextValue = TREE_ITEM_KINDS.conflict;
+        item.tooltip = `${node.conflict.path}: keep mine, keep theirs, or edit. Nothing is lost either way: the other side stays in the history.`;
+        item.command = { command: COMMANDS.resolveConflict, title: 'Resolve…', arguments: [node] };
+        return item;
+      }
       case 'message': {
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
         if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
@@ -216,16 +236,19 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     const a = node.artifact;
     const isVersion = node.kind === 'version';
     const tokens = this.snapshots.get(node.folder.uri.toString())?.tokens.get(a.id);
+    const conflict = isVersion ? undefined : this.conflictOf(node.folder, a);
     const item = new vscode.TreeItem(
       isVersion ? `v${a.version}` : a.title,
-      !isVersion && a.version > 1 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+      conflict ? vscode.TreeItemCollapsibleState.Expanded : !isVersion && a.version > 1 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
-    item.id = `${node.kind}:${node.folder.uri.toString()}:${a.id}`;
+    item.id = `${node.kind}:${node.folder.uri.toString()}:${a.id}${conflict ? ':conflict' : ''}`;
     const stale = isVersion ? undefined : this.git?.staleFlags(node.folder).get(a.id);
-    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${a.title}` : `${stale ? 'possibly stale · ' : ''}${artifactDescription(a, tokens)}`;
+    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${a.title}` : `${conflict ? 'conflict · ' : ''}${stale ? 'possibly stale · ' : ''}${artifactDescription(a, tokens)}`;
     const color = a.status === 'active' ? (a.pinned ? new vscode.ThemeColor('charts.yellow') : undefined) : new vscode.ThemeColor('disabledForeground');
     item.iconPath = isVersion
       ? new vscode.ThemeIcon('versions')
+      : conflict
+        ? new vscode.ThemeIcon('git-merge', new vscode.ThemeColor('list.warningForeground'))
       : stale
         ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
         : new vscode.ThemeIcon(a.pinned ? 'pinned' : TYPE_ICONS[a.type], color);
@@ -240,7 +263,7 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
             ? TREE_ITEM_KINDS.artifactPinned
             : TREE_ITEM_KINDS.artifact;
     item.command = { command: COMMANDS.openArtifact, title: 'Open', arguments: [node] };
-    item.accessibilityInformation = { label: `${TYPE_LABELS[a.type].one}: ${a.title}${a.status !== 'active' ? `, ${a.status}` : ''}${stale ? ', possibly stale' : ''}` };
+    item.accessibilityInformation = { label: `${TYPE_LABELS[a.type].one}: ${a.title}${a.status !== 'active' ? `, ${a.status}` : ''}${conflict ? ', in conflict' : ''}${stale ? ', possibly stale' : ''}` };
     return item;
   }
 
@@ -267,6 +290,10 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     md.appendMarkdown(bodyPreview(a.body));
     md.appendMarkdown(`\n\n---\n\n\`${artifactUrn(a.id)}\` · updated ${a.updatedAt.slice(0, 10)}${isVersion ? ' · older version' : ''}`);
     return md;
+  }
+
+  private conflictOf(folder: vscode.WorkspaceFolder, artifact: Artifact): MirrorConflict | undefined {
+    return this.mirror?.conflicts(folder).get(artifact.chainId);
   }
 
   /** Reveals the artifact (by chain) after it was added or changed. */
