@@ -11,8 +11,8 @@ WORKSPACE="$ROOT/sample/workspace"
 PORT="${PORT:-8740}"
 
 npm run --silent build
-# Seeding is idempotent: a second start leaves the sample ledger (and your edits) as they are.
-node dist/cli.js import --db "$WORKSPACE/.context-ledger/ledger.db" sample/knowledge.jsonl
+# No seeding: the sample commits its Markdown mirror (.context-ledger/artifacts), and the extension builds the
+# ledger from it when VS Code opens the folder, as on any fresh clone of a team's repository.
 
 if command -v code >/dev/null 2>&1 && [[ -z "${START_IN_BROWSER:-}" ]]; then
   echo "Opening the sample workspace in VS Code with this extension loaded..."

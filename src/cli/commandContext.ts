@@ -102,39 +102,41 @@ async function followMirror(context: CommandContext, ledger: LedgerFile): Promis
   }
 }
 
-/**
- * Opens the ledger, runs a write under its lock, persists, and closes. The chains the write
- * changed get their mirror files at once (only theirs: an `add` renders one file however
- * large the ledger), so a commit after it carries them.
- */
+/** Opens the ledger, runs a write under its lock, persists, and closes; the chains it changed are mirrored at once. */
 export async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true, changesArtifacts = true): Promise<T> {
   const ledger = await openShared(context, create);
   try {
-    let chains: string[] = [];
-    const result = await ledger.write(async (store) => {
-      // What the lock's refresh replayed (another process's writes) is that process's to mirror.
-      store.takeChangedChains();
-      const value = await fn(store);
-      chains = store.takeChangedChains();
-      return value;
-    });
-    if (changesArtifacts && chains.length > 0 && isWorkspaceLedger(ledger.file)) await mirrorChanged(context, ledger, chains);
-    return result;
+    return changesArtifacts ? await writeMirrored(ledger, fn, (text) => context.err(`context-ledger: ${text}`)) : await ledger.write(fn);
   } finally {
     ledger.close();
   }
 }
 
-/** Writes the mirror files of `chains`; a mirror no sync has recorded yet is synced whole. Never fails the command. */
-async function mirrorChanged(context: CommandContext, ledger: LedgerFile, chains: readonly string[]): Promise<void> {
-  const { mirrorChains } = await import('../node/mirrorSync.js');
+/**
+ * A write whose changed chains get their mirror files at once, so a commit after it carries
+ * them (a workspace ledger's; only theirs: an `add` renders one file however large the
+ * ledger). A mirror no sync has recorded yet is synced whole. What goes wrong with the
+ * mirror is said, and never fails the write.
+ */
+export async function writeMirrored<T>(ledger: LedgerFile, fn: (store: LedgerStore) => T | Promise<T>, say: (text: string) => void): Promise<T> {
+  let chains: string[] = [];
+  const result = await ledger.write(async (store) => {
+    // What the lock's refresh replayed (another process's writes) is that process's to mirror.
+    store.takeChangedChains();
+    const value = await fn(store);
+    chains = store.takeChangedChains();
+    return value;
+  });
+  if (chains.length === 0 || !isWorkspaceLedger(ledger.file)) return result;
+  const { mirrorChains, syncMirror } = await import('../node/mirrorSync.js');
   try {
-    const report = await mirrorChains({ dbFile: ledger.file, chainIds: chains, write: (fn) => ledger.write(fn) });
-    if (report.needsSync) await followMirror(context, ledger);
+    const report = await mirrorChains({ dbFile: ledger.file, chainIds: chains, write: (f) => ledger.write(f) });
+    if (report.needsSync) await syncMirror({ dbFile: ledger.file, auto: true, write: (f) => ledger.write(f) });
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
-    context.err(`context-ledger: the Markdown mirror was not written: ${error.message}`);
+    say(`the Markdown mirror was not written: ${error.message}`);
   }
+  return result;
 }
 
 export async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {

@@ -46,6 +46,7 @@ import { type LedgerFile } from '../node/ledgerFile';
 import { whichRules } from '../node/whichRules';
 import { readWorkspaceSetting } from '../node/workspaceSettings';
 import { stringOption } from './args';
+import { writeMirrored } from './commandContext';
 import { type Command, type CommandContext, databasePath, openLedger, workspaceOf } from './commands';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
@@ -62,7 +63,8 @@ export function ledgerAccess(ledger: LedgerFile): LedgerAccess {
       ledger.refresh();
       return await fn(ledger.store);
     },
-    write: (fn) => ledger.write(fn),
+    // What an agent writes reaches the Markdown mirror like any CLI write, so a commit carries it.
+    write: (fn) => writeMirrored(ledger, fn, log),
   };
 }
 
