@@ -292,6 +292,15 @@ report(`\`list\`, cold start, ${ARTIFACTS.toLocaleString('en')} artifacts`, repe
 let n = 0;
 report(`one \`add\` on ${ARTIFACTS.toLocaleString('en')} artifacts (open, write, persist)`,
   repeat(RUNS, () => run(['add', '--db', big, '--type', 'note', '--title', `bench add ${n++}`, '--body', 'one more'])), '< 300 ms');
+// The same in a workspace ledger with its Markdown mirror (one file per artifact): the command
+// stats the mirror for a teammate's changes first, then writes the one file the add changed.
+const shared = path.join(work, 'shared');
+fs.mkdirSync(path.join(shared, '.context-ledger'), { recursive: true });
+fs.copyFileSync(big, path.join(shared, '.context-ledger', 'ledger.db'));
+if (fs.existsSync(`${big}.journal`)) fs.copyFileSync(`${big}.journal`, path.join(shared, '.context-ledger', 'ledger.db.journal'));
+report(`\`sync\`: the first Markdown mirror of ${ARTIFACTS.toLocaleString('en')} artifacts`, run(['sync'], { cwd: shared }));
+report(`one \`add\` on ${ARTIFACTS.toLocaleString('en')} artifacts with their Markdown mirror`,
+  repeat(RUNS, () => run(['add', '--type', 'note', '--title', `bench mirrored add ${n++}`, '--body', 'one more'], { cwd: shared })), '< 300 ms');
 
 const hasBuild = spawnSync(process.execPath, [cli, 'build', '--help'], { encoding: 'utf8' }).status === 0;
 if (hasBuild) {
