@@ -36,7 +36,7 @@ export class MirrorFollower extends DisposableBase {
   private readonly conflictsChanged = this.register(new vscode.EventEmitter<vscode.WorkspaceFolder>());
   /** Fires when a folder's list of chains in conflict may have changed (after a sync or a resolve). */
   readonly onDidChangeConflicts = this.conflictsChanged.event;
-  private readonly conflictsByFolder = new Map<string, ReadonlyMap<string, MirrorConflict>>();
+  private readonly conflictsByFolder = new Map<string, { stamp: string; conflicts: ReadonlyMap<string, MirrorConflict> }>();
 
   constructor(
     private readonly registry: LedgerRegistry,
@@ -63,13 +63,15 @@ export class MirrorFollower extends DisposableBase {
   /** The chains of `folder` in conflict, by chain id, as the last sync or resolve left them. */
   conflicts(folder: vscode.WorkspaceFolder): ReadonlyMap<string, MirrorConflict> {
     const key = folder.uri.toString();
+    const file = this.registry.databaseFile(folder);
+    // Re-read when the state file changed (a sync by hand, the CLI): one stat per call, the JSON only then.
+    const stamp = stampOf(stateFileOf(file));
     let known = this.conflictsByFolder.get(key);
-    if (!known) {
-      const file = this.registry.databaseFile(folder);
-      known = new Map(isWorkspaceLedger(file) ? mirrorConflicts(file).map((c) => [c.chainId, c]) : []);
+    if (!known || known.stamp !== stamp) {
+      known = { stamp, conflicts: new Map(isWorkspaceLedger(file) && stamp ? mirrorConflicts(file).map((c) => [c.chainId, c]) : []) };
       this.conflictsByFolder.set(key, known);
     }
-    return known;
+    return known.conflicts;
   }
 
   /** Keeps one side of a chain in conflict (`context-ledger resolve` does the same, through the same function). */
@@ -162,6 +164,7 @@ export class MirrorFollower extends DisposableBase {
     this.running.add(key);
     try {
       ensureLedgerGitignore(path.dirname(ledger.file));
+      const hadConflicts = this.conflicts(folder).size > 0;
       const report = await syncMirror({ dbFile: ledger.file, auto: true, write: (fn) => ledger.write(fn, 'artifacts') });
       const pulled = report.added.length + report.updated.length + report.archived.length;
       if (pulled > 0 || report.written.length > 0 || report.removed.length > 0) {
@@ -169,7 +172,6 @@ export class MirrorFollower extends DisposableBase {
       }
       for (const c of report.conflicts) this.logger.warn(`Mirror conflict ${c.path}: ${c.note}`);
       for (const p of report.problems) this.logger.warn(`Mirror file ${p.path} skipped: ${p.message}`);
-      const hadConflicts = this.conflicts(folder).size > 0;
       this.conflictsByFolder.delete(key);
       if (hadConflicts || this.conflicts(folder).size > 0) this.conflictsChanged.fire(folder);
       if (report.conflicts.length > 0) {
@@ -182,5 +184,14 @@ export class MirrorFollower extends DisposableBase {
     } finally {
       this.running.delete(key);
     }
+  }
+}
+
+function stampOf(file: string): string {
+  try {
+    const stat = fs.statSync(file);
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return '';
   }
 }
