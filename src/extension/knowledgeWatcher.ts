@@ -115,6 +115,7 @@ export class KnowledgeWatcher extends DisposableBase {
     const ledger = this.registry.get(folder);
     // No ledger yet: nothing was imported, so there is nothing to follow.
     if (!ledger.exists()) return;
+    const started = Date.now();
     try {
       const followed = await ledger.read((store) => followedSources(store.latestArtifacts()));
       const formats = formatsTouched(followed, changed);
@@ -126,17 +127,17 @@ export class KnowledgeWatcher extends DisposableBase {
       const planned = await ledger.read((store) => previewImport(store, parsed));
       if (!changes(planned)) return;
       const applied = await ledger.write((store) => applyImport(store, parsed), 'artifacts');
-      this.report(folder, applied);
+      this.report(folder, applied, Date.now() - started);
     } catch (error) {
       this.logger.error(`Refreshing the knowledge files of ${folder.name}`, error);
     }
   }
 
-  private report(folder: vscode.WorkspaceFolder, reports: readonly FormatReport[]): void {
+  private report(folder: vscode.WorkspaceFolder, reports: readonly FormatReport[], ms: number): void {
     const count = (pick: (r: FormatReport) => readonly string[]): number => reports.reduce((n, r) => n + pick(r).length, 0);
     this.logger.info(
       `Knowledge files of ${folder.name} changed: ${count((r) => r.added)} added, ${count((r) => r.updated)} updated, ` +
-        `${count((r) => r.removed)} archived (gone from their file), ${count((r) => r.detached)} detached`,
+        `${count((r) => r.removed)} archived (gone from their file), ${count((r) => r.detached)} detached, in ${ms} ms`,
     );
     for (const r of reports) for (const c of r.changes) this.logger.info(`  ${c.outcome} ${c.title} (${c.file}): ${c.reason}`);
     const detached = reports.flatMap((r) => r.changes.filter((c) => c.outcome === 'detached'));
