@@ -11,7 +11,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openView, readClipboard, runCli, runCommand, screenshot, startExtensionSession, TIMEOUTS, treeItems, viewPane, waitFor } from './harness';
+import { openView, readClipboard, runCli, runCommand, screenshot, startExtensionSession, TIMEOUTS, treeItems, viewPane, waitFor, waitForNotification } from './harness';
 import type { ExtensionSession, TreeItem, Workbench } from './harness';
 
 let session: ExtensionSession | undefined;
@@ -143,4 +143,18 @@ test('a git checkout of another branch refreshes the knowledge: changed text, a 
   const all = listed();
   assert.equal(all.find((a) => a.chainId === 'agents-md-refunds')!.pinned, true);
   assert.ok(listed('--status', 'archived').some((a) => a.title === 'Payments conventions: Chargebacks'), 'gone from the file: archived, not deleted');
+});
+
+test('an artifact edited in the ledger whose file then changes keeps the edit, with a warning that it no longer follows the file', async () => {
+  const page = wb!.page;
+  runCli(['update', 'agents-md-webhooks', '--body', 'Webhooks: the person in the ledger wrote this (LEDGER-EDIT).', '--db', db]);
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  fs.writeFileSync(path.join(workspace, 'AGENTS.md'), agents('Refunds on the release branch are manual (RELEASE-BRANCH-TEXT).', WEBHOOKS.replace('every webhook', 'each webhook (FILE-EDIT)')));
+  const warning = await waitForNotification(page, /"Payments conventions: Webhooks" was edited in the ledger and AGENTS\.md changed/);
+  assert.match(warning, /the ledger's version is kept and no longer follows the file/);
+  await screenshot(page, '04-detached-warning');
+  // `list --text` searches the latest version of each artifact.
+  assert.ok(listed('--text', 'LEDGER-EDIT').some((a) => a.chainId === 'agents-md-webhooks'), 'the edit made in the ledger is the latest version');
+  assert.deepEqual(listed('--text', 'FILE-EDIT'), [], 'the file did not overwrite the edit');
+  assert.doesNotMatch(await buildContext(), /FILE-EDIT/);
 });
