@@ -192,6 +192,13 @@ export interface ExcludedItem {
   stale?: StaleFlag;
 }
 
+/** What the assembly log keeps of what was left out: every exclusion that says something (the first 500); the long tail of unrelated artifacts only as a count. */
+export interface ExcludedSummary {
+  counts: Record<string, number>;
+  items: Array<[string, string]>;
+  truncated: number;
+}
+
 export interface AssembleResult {
   budget: number;
   tokenizer: TokenizerName;
@@ -199,6 +206,8 @@ export interface AssembleResult {
   text: string;
   items: ResultItem[];
   excluded: ExcludedItem[];
+  /** What the assembly log keeps of `excluded`, worked out without listing every entry. */
+  readonly excludedSummary: ExcludedSummary;
   layers: Partial<Record<Layer, { budget: number; used: number }>> & Record<(typeof LAYERS)[number], { budget: number; used: number }>;
   redactions: { count: number; kinds: Record<string, number> };
   candidates: number;
