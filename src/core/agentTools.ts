@@ -16,6 +16,7 @@ import {
   renderExplain,
 } from './assemble';
 import { carryIndexOverOwnWrites } from './assemble/cache';
+import { excludedSummaryOf } from './assemble/report';
 import { cachedGlob } from './assemble/gating';
 import { isStopWord } from './assemble/text';
 import {
@@ -654,7 +655,11 @@ export const buildContextTool = defineTool({
     const nothing = `Nothing in the ledger matches this task yet (${result.candidates} artifacts considered).`;
     const body = result.items.length === 0 ? [result.text.trim(), nothing].filter(Boolean).join('\n\n') : result.text.trimEnd();
     let answer = `${body}\n\n---\n${line}${noteText}`;
-    if (counter.count(answer) > budget) {
+    // The context, the budget line and the notes were each counted (the line at its longest,
+    // plus a margin), and they meet at line breaks, where counts add up: when their sum fits,
+    // the answer fits without counting its ~budget tokens again on every call.
+    const surelyFits = result.tokensUsed + reserve + notesCost <= budget;
+    if (!surelyFits && counter.count(answer) > budget) {
       // Tiny budgets: the rendered context and the notes are guaranteed to fit, the budget line is not.
       answer = `${result.text}${noteText}`;
     }
@@ -704,7 +709,7 @@ async function logAssembly(env: AgentToolEnv, result: AssembleResult): Promise<v
           candidates: result.candidates,
           included: result.items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score })),
           degraded: result.items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
-          excluded: result.excludedSummary,
+          excluded: excludedSummaryOf(result),
           layers: result.layers,
           durationMs: result.durationMs,
           outputHash: result.outputHash,

@@ -212,7 +212,6 @@ export function reportResult(input: ReportInput, startedMs: number): { result: A
     }
   }
   let excluded: ExcludedItem[] | undefined;
-  let summary: ExcludedSummary | undefined;
   if (options.reportExcludedTokens) {
     excluded = excludedList(input, olderVersions);
     const byId = new Map(build.idx.docs.map((d) => [d.artifact.id, d.artifact]));
@@ -242,12 +241,6 @@ export function reportResult(input: ReportInput, startedMs: number): { result: A
     },
     set excluded(list: ExcludedItem[]) {
       excluded = list;
-      summary = undefined;
-    },
-    // For the log: reasons and ids without building every entry (their titles masked).
-    get excludedSummary(): ExcludedSummary {
-      summary ??= excluded ? summarizeExcluded(excluded) : excludedSummary(input, olderVersions);
-      return summary;
     },
     layers: layerBudget,
     redactions: { count: tally.count, kinds: sortKeys(tally.kinds) },
@@ -258,6 +251,8 @@ export function reportResult(input: ReportInput, startedMs: number): { result: A
     ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: options.redact ? shownTitle(task.title, options.redactAllow) : task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
     ...(livePlan ? { live: livePlan.report } : {}),
   };
+  // For the log: ids and reasons without building every entry, unless the list was built (or replaced) already.
+  summaries.set(result, () => (excluded ? summarizeExcluded(excluded) : excludedSummary(input, olderVersions)));
   result.durationMs = round(performance.now() - startedMs);
   return { result, liveItems: live?.items ?? [] };
 }
@@ -278,12 +273,23 @@ export function logBuild(store: LedgerStore, result: AssembleResult, taskId: str
       ...liveItems.map((i) => ({ id: i.key, mode: i.mode, layer: i.source, tokens: i.tokens, score: i.relevance, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
     ],
     degraded: items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
-    excluded: result.excludedSummary,
+    excluded: excludedSummaryOf(result),
     layers: result.layers,
     durationMs: result.durationMs,
     outputHash: result.outputHash,
     trigger: typeof trigger === 'string' && trigger !== '' ? trigger : 'api',
   });
+}
+
+const summaries = new WeakMap<AssembleResult, () => ExcludedSummary>();
+
+/**
+ * What the assembly log keeps of `result.excluded`. For a result straight from the
+ * assembler it is worked out from the build, without listing (and masking the titles of)
+ * every artifact of the ledger; for any other (a copy), from its list.
+ */
+export function excludedSummaryOf(result: AssembleResult): ExcludedSummary {
+  return summaries.get(result)?.() ?? summarizeExcluded(result.excluded);
 }
 
 /** The summary of a list already built (or replaced by a caller). */

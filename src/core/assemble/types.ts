@@ -206,8 +206,6 @@ export interface AssembleResult {
   text: string;
   items: ResultItem[];
   excluded: ExcludedItem[];
-  /** What the assembly log keeps of `excluded`, worked out without listing every entry. */
-  readonly excludedSummary: ExcludedSummary;
   layers: Partial<Record<Layer, { budget: number; used: number }>> & Record<(typeof LAYERS)[number], { budget: number; used: number }>;
   redactions: { count: number; kinds: Record<string, number> };
   candidates: number;

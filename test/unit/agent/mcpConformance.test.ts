@@ -16,6 +16,7 @@ import { buildContextTool, type LedgerAccess } from '../../../src/core/agentTool
 import { resolveOptions } from '../../../src/core/assemble';
 import { ledgerIndex } from '../../../src/core/assemble/cache';
 import { titleLine } from '../../../src/core/assemble/render';
+import { TokenCounter } from '../../../src/core/tokens';
 import { LedgerFile } from '../../../src/node/ledgerFile';
 import { CLI, cli, jsonOf, memoryStore, tempDir } from '../helpers';
 
@@ -570,5 +571,24 @@ describe('the search index across the server\'s own writes', () => {
     // An artifact written is a change the index must see.
     store.createArtifact({ type: 'note', title: 'New', body: 'x' });
     assert.notEqual(ledgerIndex(store, params), index);
+  });
+});
+
+describe('build_context: the answer within the budget', () => {
+  test('at every budget from the smallest up, with and without notes on ignored paths, in any script', async () => {
+    const store = await memoryStore();
+    const texts = ['Retry the webhook with backoff.', 'Webhook-Wiederholung: höchstens fünf Versuche — danach in die Warteschlange.', 'Webhook 重试：最多五次，然后进入队列。', 'Webhooks 🔁 retry 🚦 five times, then the queue 📬.'];
+    for (let i = 0; i < 40; i++) store.createArtifact({ type: 'note', title: `Webhook retry ${i}`, body: `${texts[i % texts.length]} ${'Detail. '.repeat(i * 5)}` });
+    const access: LedgerAccess = { read: async (fn) => fn(store), write: (fn) => Promise.resolve(fn(store)) };
+    const env = { ledger: access, channel: 'mcp' as const, workspaceRoot: '/ws' };
+    const counter = await TokenCounter.load('o200k_base');
+    for (let budget = 100; budget <= 6000; budget += budget < 1000 ? 37 : 411) {
+      for (const paths of [[], ['/elsewhere/a.ts', '../b.ts']]) {
+        const result = await buildContextTool.run(env, { task: 'webhook retry queue', budget, paths });
+        assert.equal(result.isError, undefined, result.text);
+        assert.ok(counter.count(result.text) <= budget, `budget ${budget}, paths ${paths.length}: ${counter.count(result.text)} tokens`);
+        if (paths.length > 0) assert.match(result.text, /Ignored paths outside the workspace/);
+      }
+    }
   });
 });
