@@ -464,6 +464,15 @@ describe('MCP conformance: the ledger file', () => {
     assert.deepEqual(listed.find((a) => a.title === 'Upload client')?.paths, ['src/upload.ts']);
   });
 
+  test('a --db with a variable the client did not fill in is refused, and nothing is created', () => {
+    const ws = path.join(dir, 'unexpanded');
+    fs.mkdirSync(ws);
+    const result = cli(['mcp', '--db', '${workspaceFolder}/.context-ledger/ledger.db'], { cwd: ws, input: '' });
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /\$\{workspaceFolder\}[\s\S]*did not fill it in[\s\S]*absolute path/);
+    assert.deepEqual(fs.readdirSync(ws), []);
+  });
+
   test('a corrupt or Git LFS pointer ledger: the server refuses to start, says why, and leaves the file where it is', () => {
     for (const [name, bytes, expected] of [
       ['lfs', 'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 24576\n', /Git LFS pointer[\s\S]*git lfs pull/],
