@@ -171,10 +171,26 @@ export function artifactUrn(id: string): string {
   return `${URN_PREFIX}${id}`;
 }
 
-/** Accepts a bare id or a `ledger://artifact/<id>` URN and returns the id. */
+/**
+ * How people name an ADR in text: "ADR 57", "ADR-57", "ADR-0057", "adr_57", "ADR #57".
+ * The ADR importer keeps the number as `adr-0057` (id) and `ADR-0057:` (title).
+ */
+const ADR_REFERENCE = /\bADR[-_ ]?#?0*(\d{1,6})\b/gi;
+
+/** Every ADR reference in `text` written the one way the ledger writes it: "ADR 57" → "ADR-0057". */
+export function canonicalAdrRefs(text: string): string {
+  return text.replace(ADR_REFERENCE, (_whole, number: string) => `ADR-${number.padStart(4, '0')}`);
+}
+
+/**
+ * Accepts a bare id, a `ledger://artifact/<id>` URN, or an ADR reference ("ADR 57",
+ * "ADR-0057": the id the ADR importer gives it, `adr-0057`) and returns the id.
+ */
 export function idFromRef(ref: string): string {
   const trimmed = ref.trim();
-  return trimmed.startsWith(URN_PREFIX) ? trimmed.slice(URN_PREFIX.length) : trimmed;
+  const id = trimmed.startsWith(URN_PREFIX) ? trimmed.slice(URN_PREFIX.length) : trimmed;
+  const adr = new RegExp(`^${ADR_REFERENCE.source}$`, 'i').exec(id);
+  return adr ? `adr-${adr[1]!.padStart(4, '0')}` : id;
 }
 
 export function isArtifactType(value: unknown): value is ArtifactType {

@@ -9,6 +9,7 @@ import {
   type Conditions,
   type Scope,
   UserError,
+  canonicalAdrRefs,
   idFromRef,
 } from '../model';
 import { CONTENT_FIELDS, normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
@@ -290,8 +291,10 @@ export class Artifacts {
       params.push(filter.tag);
     }
     if (filter.text) {
-      where.push("(instr(lower(title), lower(?)) > 0 OR instr(lower(body), lower(?)) > 0 OR instr(lower(id), lower(?)) > 0)");
-      params.push(filter.text, filter.text, filter.text);
+      // "ADR 57" also finds the record itself, titled "ADR-0057: …" with id adr-0057.
+      const spellings = [...new Set([filter.text, canonicalAdrRefs(filter.text)])];
+      where.push(`(${spellings.map(() => 'instr(lower(title), lower(?)) > 0 OR instr(lower(body), lower(?)) > 0 OR instr(lower(id), lower(?)) > 0').join(' OR ')})`);
+      for (const text of spellings) params.push(text, text, text);
     }
     const whereText = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     if (filter.limit !== undefined) {

@@ -283,3 +283,49 @@ describe('smaller CLI truths', () => {
     assert.match(run(dir, 'show', first.id), new RegExp(`newer: +version 2 is the latest \\(context-ledger show ${first.chainId}-v2-[0-9A-Z]{8}\\)`));
   });
 });
+
+describe('which tells the truth, once per file (revaer: every Copilot applyTo is a YAML list)', () => {
+  interface Which {
+    rules: { path: string; fires: boolean; why: string }[];
+    problems: { where: string; field: string; problem: string }[];
+    otherProblems: number;
+  }
+  it('a YAML-list applyTo is linted and, consistently, never fires; other files\' problems are counted, not repeated', () => {
+    const dir = workspace('revaer');
+    fs.mkdirSync(path.join(dir, 'crates', 'revaer-data', 'src'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'crates', 'revaer-data', 'src', 'lib.rs'), '');
+    importJson(dir);
+    const report = jsonOf<Which>(cli(['which', 'crates/revaer-data/src/lib.rs', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+    const data = report.rules.find((r) => r.path === '.github/instructions/revaer-data.instructions.md')!;
+    assert.equal(data.fires, false, 'VS Code reads applyTo as a string only: a list attaches nothing');
+    assert.ok(report.problems.some((p) => p.where === data.path && /YAML list/.test(p.problem)));
+    // One verdict per rule file.
+    assert.equal(new Set(report.rules.map((r) => r.path)).size, report.rules.length);
+    // The ledger's own path-scoped artifacts (imported from those files) whose globs match nothing here are not this file's problems.
+    assert.ok(!report.problems.some((p) => p.where.startsWith('ledger:')), JSON.stringify(report.problems));
+    assert.ok(report.otherProblems > 0);
+    const text = run(dir, 'which', 'crates/revaer-data/src/lib.rs');
+    assert.doesNotMatch(text, /fires +\.github\/instructions\/revaer-data/);
+    assert.equal(text.match(/revaer-data\.instructions\.md {2}\(/g)?.length, 1, text);
+    assert.match(text, /which --lint/);
+    const lint = jsonOf<{ problems: Which['problems'] }>(cli(['which', '--lint', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+    assert.equal(lint.problems.length, report.problems.length + report.otherProblems);
+    assert.ok(lint.problems.some((p) => p.where.startsWith('ledger:')));
+  });
+});
+
+describe('an ADR named as "ADR 74", "ADR-74" or "ADR-014" is ADR-0074 / ADR-0014 (revaer ADRs)', () => {
+  it('show, list --text and build resolve the reference', () => {
+    const dir = workspace('revaer');
+    importJson(dir);
+    for (const ref of ['ADR 74', 'ADR-74', 'adr-074', 'ADR-0074']) assert.match(run(dir, 'show', ref), /^ADR-0074: Temporary vendoring of yewdux/, ref);
+    assert.match(run(dir, 'list', '--text', 'ADR 14'), /adr-0014 /);
+    // The words revaer's own ADR-0073 uses for it ("superseded by ADR 074") name it in a task.
+    const build = jsonOf<{ items: { id: string; reason?: string; why?: string }[] }>(
+      cli(['build', '--db', '.context-ledger/ledger.db', '--task-title', 'Drop the vendored fork again (see ADR 74)', '--budget', '3000', '--format', 'json'], { cwd: dir }),
+    );
+    const named = build.items.find((i) => i.id === 'adr-0074');
+    assert.ok(named, JSON.stringify(build.items.map((i) => i.id)));
+    assert.match(JSON.stringify(named), /named in the task/);
+  });
+});
