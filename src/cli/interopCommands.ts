@@ -154,7 +154,15 @@ export async function exportRuleFiles(context: CommandContext, targetName: strin
   if (isJson(context)) printJson(context, report);
   else {
     const lines = [`Exported to ${target} in ${report.folder} (at most ${budget} ${tokenizer} tokens a file):`];
-    for (const f of report.files) lines.push(`  ${f.path}  ${f.tokens} tokens, ${plural(f.included, 'artifact')}${f.dropped ? `, ${f.dropped} left out for the budget (named in "Also noted")` : ''}`);
+    for (const f of report.files) {
+      const notes = [
+        f.compressed ? `${f.compressed} compressed to fit` : '',
+        f.split ? `${f.split} in parts across files` : '',
+        f.dropped ? `${f.dropped} moved on to the next file (named in "Also noted")` : '',
+      ].filter(Boolean);
+      lines.push(`  ${f.path}  ${f.tokens} tokens, ${plural(f.included, 'artifact')}${notes.length > 0 ? `, ${notes.join(', ')}` : ''}`);
+    }
+    for (const l of report.leftOut) lines.push(`  left out ${l.id}  "${l.title}": ${l.reason}`);
     if (report.files.length === 0 && report.refused.length === 0) lines.push('  nothing to export: no active, reviewed global or path-scoped artifacts.');
     for (const r of report.removed) lines.push(`  removed ${r} (an earlier export; no longer produced)`);
     if (report.unreviewed > 0) lines.push(`  ${plural(report.unreviewed, 'unreviewed artifact')} left out (approve with \`context-ledger review approve <id>\`).`);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { TokenCounter } from '../../../src/core/tokens';
 import { cli, jsonOf, ROOT } from '../helpers';
 import { tempDir } from './shared';
 
@@ -327,5 +328,51 @@ describe('an ADR named as "ADR 74", "ADR-74" or "ADR-014" is ADR-0074 / ADR-0014
     const named = build.items.find((i) => i.id === 'adr-0074');
     assert.ok(named, JSON.stringify(build.items.map((i) => i.id)));
     assert.match(JSON.stringify(named), /named in the task/);
+  });
+});
+
+describe('export tells the truth (hyades ADRs, eliza Cursor rules, cline rules, langfuse AGENTS.md)', () => {
+  interface ExportReport {
+    files: { path: string; tokens: number; included: number; split: number }[];
+    leftOut: { id: string; title: string; reason: string }[];
+  }
+  it('drops nothing for size, writes nothing twice, leaves out what is not active or always-on, keeps ADR numbers and heading levels', async () => {
+    const dir = workspace('hyades', 'eliza', 'langfuse', 'cline');
+    // The team keeps the same Cline rule for Copilot too (a copy, as teams do).
+    fs.mkdirSync(path.join(dir, '.github'));
+    fs.copyFileSync(path.join(dir, '.clinerules', 'network.md'), path.join(dir, '.github', 'copilot-instructions.md'));
+    // Upstream deprecates ADR 7 in its metadata table.
+    edit(path.join(dir, 'docs/architecture/decisions/007-spec-first-rest-api-v2.md'), (text) => text.replace('| Accepted | 2025-06-11 |', '| Deprecated | 2025-06-11 |'));
+    importJson(dir);
+    const budget = 1500;
+    const out = path.join(dir, 'out');
+    const report = jsonOf<ExportReport>(cli(['export', '--to', 'agents', '--out', out, '--budget', String(budget), '--format', 'json', '--db', '.context-ledger/ledger.db'], { cwd: dir }));
+    const counter = await TokenCounter.load('o200k_base');
+    const texts = report.files.map((f) => fs.readFileSync(path.join(out, f.path), 'utf8'));
+    texts.forEach((text, i) => assert.ok(counter.count(text) <= budget, `${report.files[i]!.path}: ${counter.count(text)} tokens`));
+    const all = texts.join('\n');
+    assert.ok(report.files.length > 1 && report.files[0]!.path === 'AGENTS.md');
+    // The agent can open every file AGENTS.md names.
+    for (const f of report.files.slice(1)) assert.match(texts[0]!, new RegExp(`\`${f.path.replace('.', '\\.')}\``));
+
+    // Not active, not always-on: left out.
+    assert.doesNotMatch(all, /ADR-0007|Spec first rest api v2/i, 'Deprecated in its source');
+    assert.doesNotMatch(all, /ElizaOS Memory System/, 'description-only Cursor rule: agent-requested');
+    assert.ok(report.leftOut.some((l) => l.id.includes('elizaos-core-memory') && /agent-requested/.test(l.reason)), JSON.stringify(report.leftOut));
+    // The same rule kept for two tools: written once.
+    const networkLine = fs.readFileSync(path.join(dir, '.clinerules', 'network.md'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 40 && !l.startsWith('#') && !l.startsWith('`'))[0]!;
+    assert.equal(all.split(networkLine).length - 1, 1, networkLine);
+    assert.ok(report.leftOut.some((l) => /says what .* says/.test(l.reason)));
+
+    // Nothing else left out: every active artifact's text is there, a long one in parts.
+    const leftOut = new Set(report.leftOut.map((l) => l.id));
+    for (const a of latest(dir).filter((x) => x.status === 'active' && !leftOut.has(x.id))) {
+      const line = a.body.split('\n').map((l) => l.trim()).find((l) => l.length > 30 && !/^[#|`>-]/.test(l));
+      if (line) assert.ok(all.replace(/\s+/g, ' ').includes(line.replace(/\s+/g, ' ')), `${a.id}: ${line}`);
+    }
+    assert.ok(report.files.some((f) => f.split > 0), 'eliza\'s cursor_rules.mdc is longer than a file: split');
+    assert.match(all, /\(part 1 of \d+\)/);
+    // ADR number in the title; the record's own headings stay below it.
+    assert.match(all, /## ADR-0008: [^\n]+\n(?:[^#\n][^\n]*\n|\n)*### Context\n/);
   });
 });
