@@ -376,3 +376,64 @@ describe('export tells the truth (hyades ADRs, eliza Cursor rules, cline rules, 
     assert.match(all, /## ADR-0008: [^\n]+\n(?:[^#\n][^\n]*\n|\n)*### Context\n/);
   });
 });
+
+describe('import-folder --status: drift between the knowledge files and the ledger', () => {
+  interface Status {
+    inStep: number;
+    drift: { file: string; state: string; changes: Change[] }[];
+    detached: { id: string; file: string; reason: string }[];
+  }
+  const status = (dir: string): Status =>
+    jsonOf<Status>(cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+
+  it('names new, changed and removed files and detached entries, and writes nothing (cline, hyades)', () => {
+    const dir = workspace('cline', 'hyades');
+    const fresh = status(dir);
+    assert.ok(fresh.drift.length >= 5 && fresh.drift.every((d) => d.state === 'new'), JSON.stringify(fresh.drift.map((d) => [d.file, d.state])));
+    assert.ok(!fs.existsSync(path.join(dir, '.context-ledger', 'ledger.db')), 'nothing written');
+    importJson(dir);
+    const clean = status(dir);
+    assert.deepEqual([clean.drift, clean.detached], [[], []]);
+    assert.ok(clean.inStep >= 5);
+    assert.match(cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout, /in step with the ledger/);
+
+    // The section that holds the end of storage.md, where the upstream line lands.
+    const last = fs.readFileSync(path.join(dir, '.clinerules', 'storage.md'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 25).pop()!;
+    const storage = latest(dir).find((a) => a.source === 'import:cline:.clinerules/storage.md' && a.body.includes(last))!;
+    run(dir, 'update', storage.chainId, '--body', 'Our own wording.');
+    edit(path.join(dir, '.clinerules', 'storage.md'), (text) => `${text.trimEnd()}\n\nA line added upstream.\n`);
+    fs.rmSync(path.join(dir, '.clinerules', 'network.md'));
+    const decisions = path.join(dir, 'docs', 'architecture', 'decisions');
+    fs.copyFileSync(path.join(decisions, '008-sbom-push-with-gitlab-token.md'), path.join(decisions, '009-sbom-push-again.md'));
+    const before = latest(dir);
+    const drift = status(dir);
+    const state = Object.fromEntries(drift.drift.map((d) => [d.file, d.state]));
+    assert.deepEqual(state, {
+      '.clinerules/network.md': 'removed',
+      '.clinerules/storage.md': 'changed',
+      'docs/architecture/decisions/009-sbom-push-again.md': 'new',
+    });
+    assert.deepEqual(latest(dir), before, 'status writes nothing');
+    const text = cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
+    assert.match(text, /removed +\.clinerules\/network\.md +\(\d+ to archive\)/);
+    assert.match(text, /changed +\.clinerules\/storage\.md +\(.*1 to detach/);
+
+    importJson(dir);
+    const after = status(dir);
+    assert.deepEqual(after.drift, []);
+    assert.deepEqual(after.detached.map((d) => [d.id.replace(/-v\d+(?:-[0-9A-Z]{8})?$/, ''), d.file]), [[storage.chainId, '.clinerules/storage.md']]);
+  });
+});
+
+describe('import-folder and unrelated links', () => {
+  it('links out of the folder are one summary line, not a list, every run (cline)', () => {
+    const dir = workspace('cline');
+    const outside = tempDir('ledger-outside-');
+    for (let i = 0; i < 30; i++) fs.symlinkSync(outside, path.join(dir, `vendor-link-${i}`));
+    for (let round = 0; round < 2; round++) {
+      const text = cli(['import-folder', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
+      assert.doesNotMatch(text, /vendor-link-\d+/, text);
+      assert.equal(text.match(/symbolic link/g)?.length, 1, text);
+    }
+  });
+});
