@@ -182,15 +182,19 @@ export function canonicalAdrRefs(text: string): string {
   return text.replace(ADR_REFERENCE, (_whole, number: string) => `ADR-${number.padStart(4, '0')}`);
 }
 
-/**
- * Accepts a bare id, a `ledger://artifact/<id>` URN, or an ADR reference ("ADR 57",
- * "ADR-0057": the id the ADR importer gives it, `adr-0057`) and returns the id.
- */
+/** Accepts a bare id or a `ledger://artifact/<id>` URN and returns the id. */
 export function idFromRef(ref: string): string {
   const trimmed = ref.trim();
-  const id = trimmed.startsWith(URN_PREFIX) ? trimmed.slice(URN_PREFIX.length) : trimmed;
-  const adr = new RegExp(`^${ADR_REFERENCE.source}$`, 'i').exec(id);
-  return adr ? `adr-${adr[1]!.padStart(4, '0')}` : id;
+  return trimmed.startsWith(URN_PREFIX) ? trimmed.slice(URN_PREFIX.length) : trimmed;
+}
+
+/**
+ * The id the ADR importer gives the record a reference names ("ADR 57", "ADR-0057" →
+ * `adr-0057`), or undefined. Looked up only when no artifact has the reference as its id.
+ */
+export function adrIdFromRef(ref: string): string | undefined {
+  const adr = new RegExp(`^${ADR_REFERENCE.source}$`, 'i').exec(idFromRef(ref));
+  return adr ? `adr-${adr[1]!.padStart(4, '0')}` : undefined;
 }
 
 export function isArtifactType(value: unknown): value is ArtifactType {

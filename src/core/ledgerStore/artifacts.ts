@@ -9,6 +9,7 @@ import {
   type Conditions,
   type Scope,
   UserError,
+  adrIdFromRef,
   canonicalAdrRefs,
   idFromRef,
 } from '../model';
@@ -139,7 +140,10 @@ export class Artifacts {
   }
 
   get(ref: string): Artifact | undefined {
-    return this.artifactRows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE id = ?`, [idFromRef(ref)])[0];
+    const byId = (id: string): Artifact | undefined => this.artifactRows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE id = ?`, [id])[0];
+    // "ADR 57" names the imported record adr-0057, unless an artifact has that text as its id.
+    const adr = adrIdFromRef(ref);
+    return byId(idFromRef(ref)) ?? (adr === undefined ? undefined : byId(adr));
   }
 
   /** Like get, but a missing artifact is a user error naming the reference. */
