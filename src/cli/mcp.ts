@@ -117,6 +117,19 @@ export function assertLedgerFile(file: string): void {
   }
 }
 
+/**
+ * A `--db` still holding a client's variable (`${workspaceFolder}`: the client did not fill
+ * it in) names no real place: refused, instead of a new ledger made under a folder of that name.
+ */
+function assertExpandedDb(db: string | undefined): void {
+  const variable = db === undefined ? null : /\$\{[^}]*\}/.exec(db);
+  if (!variable) return;
+  throw new UserError(
+    `--db ${db} still holds ${variable[0]}: the MCP client did not fill it in. The server did not start and created nothing.`,
+    'Give the absolute path of the ledger (…/.context-ledger/ledger.db) in the client\'s configuration; docs/mcp.md shows each client\'s.',
+  );
+}
+
 function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
@@ -547,6 +560,7 @@ export const mcpCommand: Command = {
     if (!isMainThread && (workerData as Partial<WorkerSetup> | undefined)?.mcpWorker) return runWorker(context, workerData as WorkerSetup);
 
     // Checked here too, before the worker opens it, so a bad flag or file never starts a server.
+    assertExpandedDb(stringOption(context.options, 'db'));
     unreviewedPolicy(stringOption(context.options, 'unreviewed'), workspaceOf(context));
     assertLedgerFile(databasePath(context).file);
     const worker = new LedgerWorker(process.argv.slice(2));

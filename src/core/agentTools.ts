@@ -16,6 +16,7 @@ import {
   renderExplain,
 } from './assemble';
 import { carryIndexOverOwnWrites } from './assemble/cache';
+import { excludedSummaryOf } from './assemble/report';
 import { cachedGlob } from './assemble/gating';
 import { isStopWord } from './assemble/text';
 import {
@@ -283,7 +284,11 @@ function redaction(env: AgentToolEnv): RedactionPolicy {
   return { redact: env.assembleOptions?.redact, redactAllow: env.redactAllow ?? env.assembleOptions?.redactAllow ?? [] };
 }
 
-/** One string masked as the answer will be: for text cut or joined before the answer passes `redactOutgoing` whole. */
+/**
+ * One string masked as the answer will be, for text cut before the answer passes `redactOutgoing`
+ * whole (a page, a snippet): a secret cut in half no longer matches, so it is masked first.
+ * Everything else is masked once, by that gate.
+ */
 function redacted(env: AgentToolEnv, value: string): string {
   return redactOutgoing(value, redaction(env));
 }
@@ -310,7 +315,7 @@ function successorOf(store: LedgerStore, artifact: Artifact): { id: string; titl
 }
 
 function successorText(env: AgentToolEnv, next: { id: string; title?: string } | undefined): string {
-  return next ? ` by ${artifactUrn(next.id)}${next.title !== undefined ? ` "${oneLine(redacted(env, next.title))}"` : ''}` : '';
+  return next ? ` by ${artifactUrn(next.id)}${next.title !== undefined ? ` "${oneLine(next.title)}"` : ''}` : '';
 }
 
 function recordCreated(store: LedgerStore, artifact: Artifact): void {
@@ -358,7 +363,7 @@ function describeCreated(env: AgentToolEnv, verb: string, artifact: Artifact, in
   const offered = holds(env)
     ? `build_context holds it back until a person approves it${instead ? `; until then it offers ${instead}` : ''}. get_artifact shows it now.`
     : 'It is already offered by build_context (marked unreviewed) and get_artifact.';
-  return `${verb} ${artifact.type} ${artifactUrn(artifact.id)} "${oneLine(redacted(env, artifact.title))}" (source ${artifact.source}, marked unreviewed until a person approves it). ${offered}`;
+  return `${verb} ${artifact.type} ${artifactUrn(artifact.id)} "${oneLine(artifact.title)}" (source ${artifact.source}, marked unreviewed until a person approves it). ${offered}`;
 }
 
 /** The fields every tool reports about one artifact; text the model reads is redacted like build output. */
@@ -369,7 +374,7 @@ function artifactData(env: AgentToolEnv, artifact: Artifact) {
     chainId: artifact.chainId,
     version: artifact.version,
     type: artifact.type,
-    title: oneLine(redacted(env, artifact.title)),
+    title: oneLine(artifact.title),
     status: artifact.status,
     unreviewed: isUnreviewed(artifact),
   };
@@ -650,7 +655,11 @@ export const buildContextTool = defineTool({
     const nothing = `Nothing in the ledger matches this task yet (${result.candidates} artifacts considered).`;
     const body = result.items.length === 0 ? [result.text.trim(), nothing].filter(Boolean).join('\n\n') : result.text.trimEnd();
     let answer = `${body}\n\n---\n${line}${noteText}`;
-    if (counter.count(answer) > budget) {
+    // The context, the budget line and the notes were each counted (the line at its longest,
+    // plus a margin), and they meet at line breaks, where counts add up: when their sum fits,
+    // the answer fits without counting its ~budget tokens again on every call.
+    const surelyFits = result.tokensUsed + reserve + notesCost <= budget;
+    if (!surelyFits && counter.count(answer) > budget) {
       // Tiny budgets: the rendered context and the notes are guaranteed to fit, the budget line is not.
       answer = `${result.text}${noteText}`;
     }
@@ -665,7 +674,7 @@ export const buildContextTool = defineTool({
         items: result.items.map((i) => ({
           id: i.id,
           urn: artifactUrn(i.id),
-          title: oneLine(redacted(env, i.title)),
+          title: oneLine(i.title),
           type: i.type,
           mode: i.mode,
           layer: i.layer,
@@ -688,7 +697,9 @@ async function logAssembly(env: AgentToolEnv, result: AssembleResult): Promise<v
   try {
     await env.ledger.write((store) =>
       withoutArtifactChanges(store, () => {
-        const known = result.items.filter((i) => store.getArtifact(i.id) !== undefined).map((i) => i.id);
+        // Another process may have deleted one since the build read it: count only what is there.
+        const stored = store.existingArtifactIds(result.items.map((i) => i.id));
+        const known = result.items.filter((i) => stored.has(i.id)).map((i) => i.id);
         result.logId = store.logAssembly({
           at: store.clock.now().toISOString(),
           taskId: result.task?.id ?? null,
@@ -698,7 +709,7 @@ async function logAssembly(env: AgentToolEnv, result: AssembleResult): Promise<v
           candidates: result.candidates,
           included: result.items.map((i) => ({ id: i.id, mode: i.mode, layer: i.layer, tokens: i.tokens, score: i.score })),
           degraded: result.items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
-          excluded: { counts: countBy(result.excluded.map((e) => e.reason)), items: result.excluded.filter((e) => e.reason !== 'below-threshold').slice(0, 500).map((e) => [e.id, e.reason]) },
+          excluded: excludedSummaryOf(result),
           layers: result.layers,
           durationMs: result.durationMs,
           outputHash: result.outputHash,
@@ -711,12 +722,6 @@ async function logAssembly(env: AgentToolEnv, result: AssembleResult): Promise<v
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
   }
-}
-
-function countBy(values: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const v of [...values].sort()) counts[v] = (counts[v] ?? 0) + 1;
-  return counts;
 }
 
 // ------------------------------------------------------------------ get_artifact
@@ -791,6 +796,7 @@ export const getArtifactTool = defineTool({
       const next = artifact.status === 'superseded' ? successorOf(store, artifact) : undefined;
       if (artifact.status === 'superseded') notes.push(`SUPERSEDED${successorText(env, next)}: no longer current.${next ? ' Read that one instead.' : ''}`);
       if (artifact.status === 'archived') notes.push('ARCHIVED: no longer current.');
+      // Masked before paging, so a page cut never splits a secret and offsets count the text sent.
       const body = redacted(env, artifact.body);
       const offset = input.offset ?? 0;
       if (offset > 0 && offset >= body.length) {
@@ -807,8 +813,8 @@ export const getArtifactTool = defineTool({
         `${artifactUrn(artifact.id)} · ${artifact.type} · scope ${artifact.scope}${artifact.scope === 'task' && artifact.taskId ? ` (${artifact.taskId})` : ''}`,
         `version ${artifact.version} · ${artifact.status}${artifact.pinned ? ' · pinned' : ''} · updated ${artifact.updatedAt}`,
       ].join(' · ');
-      const tags = artifact.tags.map((t) => oneLine(redacted(env, t)));
-      const lines = [`# ${oneLine(redacted(env, artifact.title))}`, meta];
+      const tags = artifact.tags.map((t) => oneLine(t));
+      const lines = [`# ${oneLine(artifact.title)}`, meta];
       if (artifact.paths.length > 0) lines.push(`Paths: ${artifact.paths.join(', ')}`);
       if (tags.length > 0) lines.push(`Tags: ${tags.join(', ')}`);
       for (const note of notes) lines.push(note);
@@ -824,7 +830,7 @@ export const getArtifactTool = defineTool({
           offset,
           totalChars: body.length,
           ...(end < body.length ? { nextOffset: end } : {}),
-          ...(next ? { supersededBy: { id: next.id, urn: artifactUrn(next.id), ...(next.title !== undefined ? { title: oneLine(redacted(env, next.title)) } : {}) } } : {}),
+          ...(next ? { supersededBy: { id: next.id, urn: artifactUrn(next.id), ...(next.title !== undefined ? { title: oneLine(next.title) } : {}) } } : {}),
           ...(latest && latest.id !== artifact.id ? { latestId: latest.id } : {}),
         },
       };
@@ -961,8 +967,9 @@ export const searchArtifactsTool = defineTool({
       }
       const results = shown.map(({ artifact }) => ({
         ...artifactData(env, artifact),
-        tags: artifact.tags.map((t) => oneLine(redacted(env, t))),
-        snippet: redacted(env, snippet(artifact.body, words)),
+        tags: artifact.tags.map((t) => oneLine(t)),
+        // Masked before the cut: a secret cut in half no longer looks like one.
+        snippet: snippet(redacted(env, artifact.body), words),
       }));
       const lines = shown.map(({ artifact }, i) => {
         const badge = reviewBadge(artifact);
@@ -1193,7 +1200,7 @@ export const proposeSupersessionTool = defineTool({
       recordCreated(store, by);
       return { superseded, by };
     });
-    const old = `${artifactUrn(outcome.superseded.id)} "${oneLine(redacted(env, outcome.superseded.title))}"`;
+    const old = `${artifactUrn(outcome.superseded.id)} "${oneLine(outcome.superseded.title)}"`;
     const reply = holds(env)
       ? `${describeCreated(env, 'Created', outcome.by, old)} It supersedes ${old} once a person approves it.`
       : `${describeCreated(env, 'Created', outcome.by)} It supersedes ${old}, which is now marked superseded and leaves the context (a reviewer can undo this).`;
@@ -1229,18 +1236,18 @@ export const explainTool = defineTool({
     const { paths } = splitPaths(env, input.paths);
     const result = await assembleFor(env, input, paths, budget, env.tokenizer ?? 'o200k_base');
     if (input.id === undefined) {
-      const all = redacted(env, renderExplain(result)).trimEnd();
+      const all = renderExplain(result).trimEnd();
       return { text: all, data: { text: all } };
     }
     const ref = idFromRef(input.id);
     const item = result.items.find((i) => i.id === ref);
     if (item) {
-      const reply = `${artifactUrn(item.id)} "${oneLine(redacted(env, item.title))}" is IN (${item.mode}, ${item.layer} layer, ${item.tokens} tokens, score ${item.score.toFixed(2)}): ${item.reason}.`;
+      const reply = `${artifactUrn(item.id)} "${oneLine(item.title)}" is IN (${item.mode}, ${item.layer} layer, ${item.tokens} tokens, score ${item.score.toFixed(2)}): ${item.reason}.`;
       return { text: reply, data: { text: reply, included: true, mode: item.mode, reason: item.reason } };
     }
     const out = result.excluded.find((e) => e.id === ref);
     if (out) {
-      const reply = `${artifactUrn(out.id)} "${oneLine(redacted(env, out.title))}" is OUT: ${out.reason}${out.detail ? ` (${out.detail})` : ''}${out.score !== undefined ? `, score ${out.score.toFixed(2)}` : ''}.`;
+      const reply = `${artifactUrn(out.id)} "${oneLine(out.title)}" is OUT: ${out.reason}${out.detail ? ` (${out.detail})` : ''}${out.score !== undefined ? `, score ${out.score.toFixed(2)}` : ''}.`;
       return { text: reply, data: { text: reply, included: false, reason: out.reason } };
     }
     const known = await env.ledger.read((store) => store.getArtifact(ref));
@@ -1266,7 +1273,7 @@ export const whichTool = defineTool({
     if (!env.which) return errorResult('which is not available here: it reads the workspace files, which this surface cannot.');
     const file = workspaceRelative(input.path, env.workspaceRoot);
     const artifacts = await env.ledger.read((store) => store.latestArtifacts());
-    const report = redacted(env, await env.which(file, artifacts)).trimEnd();
+    const report = (await env.which(file, artifacts)).trimEnd();
     return { text: report, data: { text: report, path: file } };
   },
 });

@@ -111,6 +111,11 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.artifacts.get(ref);
   }
 
+  /** Which of `ids` name a stored artifact version (one query; no row read). */
+  existingArtifactIds(ids: readonly string[]): Set<string> {
+    return this.artifacts.existing(ids);
+  }
+
   /** Like getArtifact, but a missing artifact is a user error naming the reference. */
   requireArtifact(ref: string): Artifact {
     return this.artifacts.require(ref);

@@ -35,6 +35,8 @@ export interface ExtensionConfig {
   autoInject: { enabled: boolean; path: string; commit: boolean };
   tracking: { enabled: boolean; exclude: string[]; halfLifeHours: number };
   databasePath: string;
+  /** `contextLedger.import.watch`: refresh imported artifacts when their knowledge files change on disk. */
+  importWatch: boolean;
   statusBar: { enabled: boolean };
   /** Live sources (`contextLedger.sources.*`): off unless enabled; per-source overrides of the defaults. */
   sources: {
@@ -125,6 +127,7 @@ export function readConfig(get: RawSettings): ExtensionConfig {
       halfLifeHours: num(get('tracking.halfLifeHours'), 24, 0.1, 24 * 365),
     },
     databasePath: nonEmptyString(get('databasePath'), DEFAULT_DATABASE_PATH),
+    importWatch: bool(get('import.watch'), true),
     statusBar: { enabled: bool(get('statusBar.enabled'), true) },
     unreviewed: get('agent.unreviewed') === 'hold' ? 'hold' : 'include',
     stages: stageSettings(get('stages')),

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { registerAgentFeatures } from './agent';
 import { AutoInjector } from './autoInjector';
 import { MirrorFollower } from './mirrorFollower';
+import { KnowledgeWatcher } from './knowledgeWatcher';
 import { BudgetStatusBar } from './budgetStatusBar';
 import { ConfigService } from './config';
 import { ContextService } from './contextService';
@@ -64,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): Services {
   // A command that just failed is new evidence for the meter and the auto-inject file.
   own(terminals.onDidRecordFailure(() => live.schedule()));
   const mirror = own(new MirrorFollower(registry, logger));
+  const knowledge = own(new KnowledgeWatcher(registry, config, logger));
 
   const services: Services = { context, logger, config, registry, tracker, git, contexts, live, documents, explain, autoInject, artifactTree, taskTree, filesTree };
 
@@ -77,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): Services {
   registerInspector(context, services);
 
   mirror.start();
+  knowledge.start();
   live.schedule(0);
   logger.info(`Activated in ${(performance.now() - started).toFixed(1)} ms`);
   return services;

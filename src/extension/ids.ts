@@ -98,6 +98,7 @@ export const SETTINGS = {
   trackingExclude: 'tracking.exclude',
   trackingHalfLifeHours: 'tracking.halfLifeHours',
   databasePath: 'databasePath',
+  importWatch: 'import.watch',
   statusBarEnabled: 'statusBar.enabled',
   agentUnreviewed: 'agent.unreviewed',
   stages: 'stages',

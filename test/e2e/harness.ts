@@ -758,7 +758,17 @@ export async function notifications(page: Page): Promise<string[]> {
 /** Waits for a notification toast whose message matches `pattern`; returns its text. */
 export async function waitForNotification(page: Page, pattern: RegExp, timeout: number = TIMEOUTS.command): Promise<string> {
   return withFailureScreenshot(page, `notification-${pattern.source}`, async () => {
-    const all = await waitFor(() => notifications(page), (n) => n.some((t) => pattern.test(t)), `a notification matching ${String(pattern)}`, timeout);
+    // An information toast hides itself after about 15 s: one that came but did not match is gone by the
+    // timeout, so the error names every toast seen while waiting, not just the last (often empty) list.
+    const seen = new Set<string>();
+    const read = async (): Promise<string[]> => {
+      const texts = await notifications(page);
+      for (const text of texts) seen.add(text);
+      return texts;
+    };
+    const all = await waitFor(read, (n) => n.some((t) => pattern.test(t)), `a notification matching ${String(pattern)}`, timeout).catch((error: unknown) => {
+      throw new Error(`${errorMessage(error)}; toasts seen while waiting: ${JSON.stringify([...seen])}`);
+    });
     await sleep(500); // toasts slide in; let the animation finish so screenshots show them
     return all.find((t) => pattern.test(t))!;
   });

@@ -3,8 +3,9 @@
  * What only reads the ledger keeps working (Build agent context); what would read or write
  * files the workspace controls refuses with a message that says why and offers the trust
  * editor (Import Knowledge, Export to Agent Rules, Sync Markdown Mirror, the agent inbox),
- * auto-inject writes nothing, and nothing lands on disk. Trusting the workspace then turns
- * the inbox and auto-inject on. Screenshots land in test-output/e2e/restricted/.
+ * auto-inject writes nothing, an imported AGENTS.md that changes is not followed, and nothing
+ * lands on disk. Trusting the workspace then turns the inbox, auto-inject and the following of
+ * knowledge files on. Screenshots land in test-output/e2e/restricted/.
  */
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -32,6 +33,12 @@ import type { ExtensionSession } from './harness';
 let session: ExtensionSession | undefined;
 const INJECTED = '.github/instructions/context-ledger.instructions.md';
 const INBOX_TITLE = 'Holds expire after 15 minutes — Sperrfrist';
+const AGENTS = (marker: string): string => `# Holds\n\nA hold lasts 15 minutes (${marker}).\n`;
+
+/** The latest version of the artifact imported from AGENTS.md. */
+function agentsArtifact(db: string): { version: number; bodyChars: number } | undefined {
+  return (JSON.parse(runCli(['list', '--db', db, '--format', 'json'])) as { source: string; version: number; bodyChars: number }[]).find((a) => a.source === 'import:agents-md:AGENTS.md');
+}
 
 function titles(db: string): string[] {
   return (JSON.parse(runCli(['list', '--db', db, '--format', 'json'])) as { title: string }[]).map((a) => a.title);
@@ -44,7 +51,18 @@ function filesUnder(rel: string): string[] {
 }
 
 before(async () => {
-  session = await startExtensionSession('restricted', {}, { trusted: false });
+  session = await startExtensionSession(
+    'restricted',
+    {},
+    {
+      trusted: false,
+      // An AGENTS.md imported earlier (when the workspace was trusted): followed only once it is trusted again.
+      prepare: ({ workspace, db }) => {
+        fs.writeFileSync(path.join(workspace, 'AGENTS.md'), AGENTS('RESTRICTED-BEFORE'));
+        runCli(['import-folder', workspace, '--from', 'agents-md', '--db', db]);
+      },
+    },
+  );
   // Knowledge the workspace keeps, which a trusted import would read: an ADR and an inbox file.
   fs.mkdirSync(path.join(session.workspace, 'docs', 'adr'), { recursive: true });
   fs.writeFileSync(path.join(session.workspace, 'docs', 'adr', '0001-holds.md'), '# 1. Holds live in Redis\n\n## Status\n\nAccepted\n\n## Decision\n\nRedis with a TTL.\n');
@@ -80,6 +98,8 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
       .map((f) => path.join(session!.workspace, '.context-ledger', 'artifacts', f))
       .filter((f) => fs.statSync(f).isFile())
       .map((f) => [f, fs.readFileSync(f, 'utf8')]);
+  // A knowledge file the ledger imported changes on disk: untrusted, it is not followed (the checks below see no write).
+  fs.writeFileSync(path.join(session!.workspace, 'AGENTS.md'), AGENTS('RESTRICTED-AFTER, changed while untrusted'));
   const mirrorBefore = mirrorFiles();
   const before = { mtime: fs.statSync(db).mtimeMs, journal: journalSize(), titles: titles(db) };
   const cases: [string, RegExp][] = [
@@ -103,6 +123,7 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
   assert.equal(journalSize(), before.journal, 'nor its journal');
   assert.deepEqual(titles(db), before.titles);
   assert.ok(!titles(db).includes('Holds live in Redis'), 'the ADR was not imported');
+  assert.equal(agentsArtifact(db)?.version, 1, 'the changed AGENTS.md was not followed');
 });
 
 test('the agent inbox is left unread, and "Read the Agent Inbox Now" says why', async () => {
@@ -142,6 +163,8 @@ test('trusting the workspace reads the inbox and starts auto-inject', async () =
     'the auto-inject file',
     TIMEOUTS.command,
   );
+  // The knowledge file that changed while untrusted is caught up with.
+  await waitFor(() => Promise.resolve(agentsArtifact(session!.db)?.version), (v) => v === 2, 'AGENTS.md refreshed after trust', TIMEOUTS.command);
   assert.match(injected, /applyTo: "\*\*"/);
   assert.match(injected, /Never log card numbers/);
   await screenshot(page, '05-trusted');

@@ -109,6 +109,19 @@ describe('no secret leaves the ledger by any output', () => {
     assert.deepEqual(leaks(outputs.join('\n')), []);
   });
 
+  test('MCP search_artifacts: a secret across the end of a snippet is masked before the cut, not half shown', async () => {
+    // The snippet is the first 160 characters here; the token starts at 140, so a snippet
+    // cut first would end in "ghp_" and 16 of its characters, which no pattern recognises.
+    const token = `ghp_${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'}`;
+    const lead = 'Zebrafinch relay: ';
+    const body = `${lead}${'x'.repeat(140 - lead.length - 1)} ${token} is the relay token.`;
+    assert.equal(body.indexOf(token), 140);
+    assert.equal(cli(['add', '--type', 'note', '--title', 'Zebrafinch relay', '--body', body], { cwd: dir }).code, 0);
+    const out = await call('search_artifacts', { query: 'zebrafinch' });
+    assert.match(out, /Zebrafinch relay/);
+    assert.ok(!out.includes(token.slice(0, 10)), out);
+  });
+
   test('MCP create_artifact: what an agent writes with a secret is answered masked', async () => {
     const pass = SECRET_CASES.find((c) => c.text.startsWith('SMTP_PASS'))!;
     const out = await call('create_artifact', { type: 'learning', title: `Mail relay ${pass.text}`, body: `The relay needs ${pass.text}.`, tags: [pass.text] });

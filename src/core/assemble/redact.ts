@@ -204,8 +204,14 @@ export interface RedactionPolicy {
 export function redactOutgoing<T>(value: T, policy: RedactionPolicy = {}): T {
   if (policy.redact === false) return value;
   const allow = policy.redactAllow ?? [];
+  // An answer often carries one text twice (the text content and its structured copy): mask it once.
+  const seen = new Map<string, string>();
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redactSecrets(v, allow).text;
+    if (typeof v === 'string') {
+      let masked = seen.get(v);
+      if (masked === undefined) seen.set(v, (masked = redactSecrets(v, allow).text));
+      return masked;
+    }
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
       const out: Record<string, unknown> = {};

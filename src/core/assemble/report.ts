@@ -12,7 +12,7 @@ import type { Packing } from './packing';
 import { redactSecrets } from './redact';
 import { UNREVIEWED_MARKER } from './render';
 import type { ResolvedTask } from './request';
-import type { AssembleResult, ExcludedItem, ItemMode, ResultItem, ScoreComponents } from './types';
+import type { AssembleResult, ExcludedItem, ExcludedSummary, ItemMode, ResultItem, ScoreComponents } from './types';
 
 export interface ReportInput {
   build: Build;
@@ -96,25 +96,30 @@ function shownItems(input: ReportInput, tally: RedactionTally): ResultItem[] {
   return items;
 }
 
-/** Everything left out, in the order reported: the candidate stage's, then what the budget left out, then older versions. */
-function excludedList(input: ReportInput, olderVersions: readonly ExcludedItem[]): ExcludedItem[] {
+/**
+ * Everything left out, in the order reported: the candidate stage's, then what the budget
+ * left out, then older versions. `visit` gets each one's id and reason, and its full entry
+ * on demand: the assembly log needs only the first two, for every artifact of the ledger.
+ */
+function walkExcluded(input: ReportInput, olderVersions: readonly ExcludedItem[], visit: (id: string, reason: ExcludedItem['reason'], item: () => ExcludedItem) => void): void {
   const { set, packing } = input;
   const { entryOf, duplicateOf } = packing;
-  const excluded: ExcludedItem[] = [];
   for (const e of set.leftOut) {
     if (!('doc' in e)) {
-      excluded.push(e);
+      visit(e.id, e.reason, () => e);
       continue;
     }
-    const evidence = set.queryEmpty || e.bm25 > 0 || e.referenced || e.pathMatch !== undefined || e.proximity > 0;
     const a = e.artifact;
-    excluded.push({ id: a.id, title: a.title, type: a.type, layer: e.layer, reason: 'below-threshold', score: e.score, components: e.components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' });
+    visit(a.id, 'below-threshold', () => {
+      const evidence = set.queryEmpty || e.bm25 > 0 || e.referenced || e.pathMatch !== undefined || e.proximity > 0;
+      return { id: a.id, title: a.title, type: a.type, layer: e.layer, reason: 'below-threshold', score: e.score, components: e.components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' };
+    });
   }
   for (const entry of packing.allEntries) {
     if (entry.level > 0) continue;
     const c = entryOf.get(entry)!;
     const same = duplicateOf.get(entry);
-    excluded.push({
+    visit(c.artifact.id, same ? 'duplicate' : 'budget', () => ({
       id: c.artifact.id,
       title: c.artifact.title,
       type: c.artifact.type,
@@ -123,27 +128,54 @@ function excludedList(input: ReportInput, olderVersions: readonly ExcludedItem[]
       score: round(c.score),
       components: roundComponents(c.components),
       ...(same ? { detail: `says what ${same} says` } : {}),
-    });
+    }));
   }
   const inPack = new Set<Candidate>(packing.allEntries.map((e) => entryOf.get(e)!));
   for (const c of set.candidates) {
     if (inPack.has(c)) continue;
-    excluded.push({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' });
+    visit(c.artifact.id, 'budget', () => ({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' }));
   }
-  excluded.push(...olderVersions);
+  for (const e of olderVersions) visit(e.id, e.reason, () => e);
+}
+
+function excludedList(input: ReportInput, olderVersions: readonly ExcludedItem[]): ExcludedItem[] {
+  const excluded: ExcludedItem[] = [];
+  walkExcluded(input, olderVersions, (_id, _reason, item) => excluded.push(item()));
   // Titles leave the ledger here too (JSON, explain, the inspector, MCP): masked like bodies.
-  const { options } = input.build;
-  if (options.redact) for (const e of excluded) e.title = shownTitle(e.title, options.redactAllow);
+  const { build } = input;
+  const { options } = build;
+  if (options.redact) {
+    // Room for every title this list can hold: a memo smaller than the ledger starts over
+    // on every build and masks all its titles again (10,000 artifacts: ~20 ms a build).
+    const room = excluded.length + build.idx.docs.length;
+    for (const e of excluded) e.title = shownTitle(e.title, options.redactAllow, room);
+  }
   return excluded;
 }
 
-/** Titles as they may leave the ledger: secrets masked, memoized (many excluded items share none). */
+const LOGGED_EXCLUSIONS = 500;
+
+function excludedSummary(input: ReportInput, olderVersions: readonly ExcludedItem[]): ExcludedSummary {
+  const counts: Record<string, number> = {};
+  const items: Array<[string, string]> = [];
+  let truncated = 0;
+  walkExcluded(input, olderVersions, (id, reason) => {
+    counts[reason] = (counts[reason] ?? 0) + 1;
+    if (reason === 'below-threshold') return;
+    if (items.length < LOGGED_EXCLUSIONS) items.push([id, reason]);
+    else truncated++;
+  });
+  return { counts: sortKeys(counts), items, truncated };
+}
+
+/** Titles as they may leave the ledger: secrets masked, memoized across builds (bounded by `room`). */
 const shownTitles = new Map<string, string>();
-function shownTitle(title: string, allow: readonly string[]): string {
+const MIN_TITLE_MEMO = 10_000;
+function shownTitle(title: string, allow: readonly string[], room = 0): string {
   const key = `${allow.join('\u0000')}\u0001${title}`;
   let shown = shownTitles.get(key);
   if (shown === undefined) {
-    if (shownTitles.size > 10_000) shownTitles.clear();
+    if (shownTitles.size > Math.max(MIN_TITLE_MEMO, room)) shownTitles.clear();
     shownTitles.set(key, (shown = redactSecrets(title, allow).text));
   }
   return shown;
@@ -219,6 +251,8 @@ export function reportResult(input: ReportInput, startedMs: number): { result: A
     ...(task ? { task: { ...(task.id ? { id: task.id } : {}), title: options.redact ? shownTitle(task.title, options.redactAllow) : task.title, ...(task.stage ? { stage: task.stage } : {}) } } : {}),
     ...(livePlan ? { live: livePlan.report } : {}),
   };
+  // For the log: ids and reasons without building every entry, unless the list was built (or replaced) already.
+  summaries.set(result, () => (excluded ? summarizeExcluded(excluded) : excludedSummary(input, olderVersions)));
   result.durationMs = round(performance.now() - startedMs);
   return { result, liveItems: live?.items ?? [] };
 }
@@ -239,7 +273,7 @@ export function logBuild(store: LedgerStore, result: AssembleResult, taskId: str
       ...liveItems.map((i) => ({ id: i.key, mode: i.mode, layer: i.source, tokens: i.tokens, score: i.relevance, ...(i.compression ? { compression: i.compression.level, ratio: i.compression.ratio } : {}) })),
     ],
     degraded: items.filter((i) => i.mode !== 'full').map((i) => ({ id: i.id, mode: i.mode })),
-    excluded: summarizeExcluded(result.excluded),
+    excluded: excludedSummaryOf(result),
     layers: result.layers,
     durationMs: result.durationMs,
     outputHash: result.outputHash,
@@ -247,16 +281,26 @@ export function logBuild(store: LedgerStore, result: AssembleResult, taskId: str
   });
 }
 
-/** The log keeps every exclusion that says something; the long tail of unrelated artifacts only as a count. */
-function summarizeExcluded(excluded: readonly ExcludedItem[]): unknown {
+const summaries = new WeakMap<AssembleResult, () => ExcludedSummary>();
+
+/**
+ * What the assembly log keeps of `result.excluded`. For a result straight from the
+ * assembler it is worked out from the build, without listing (and masking the titles of)
+ * every artifact of the ledger; for any other (a copy), from its list.
+ */
+export function excludedSummaryOf(result: AssembleResult): ExcludedSummary {
+  return summaries.get(result)?.() ?? summarizeExcluded(result.excluded);
+}
+
+/** The summary of a list already built (or replaced by a caller). */
+function summarizeExcluded(excluded: readonly ExcludedItem[]): ExcludedSummary {
   const counts: Record<string, number> = {};
-  const listed: Array<[string, string]> = [];
-  const LIMIT = 500;
+  const items: Array<[string, string]> = [];
   for (const e of excluded) {
     counts[e.reason] = (counts[e.reason] ?? 0) + 1;
-    if (e.reason !== 'below-threshold' && listed.length < LIMIT) listed.push([e.id, e.reason]);
+    if (e.reason !== 'below-threshold' && items.length < LOGGED_EXCLUSIONS) items.push([e.id, e.reason]);
   }
-  return { counts: sortKeys(counts), items: listed, truncated: Math.max(0, excluded.filter((e) => e.reason !== 'below-threshold').length - LIMIT) };
+  return { counts: sortKeys(counts), items, truncated: Math.max(0, excluded.filter((e) => e.reason !== 'below-threshold').length - LOGGED_EXCLUSIONS) };
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {

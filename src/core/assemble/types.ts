@@ -195,6 +195,13 @@ export interface ExcludedItem {
   stale?: StaleFlag;
 }
 
+/** What the assembly log keeps of what was left out: every exclusion that says something (the first 500); the long tail of unrelated artifacts only as a count. */
+export interface ExcludedSummary {
+  counts: Record<string, number>;
+  items: Array<[string, string]>;
+  truncated: number;
+}
+
 export interface AssembleResult {
   budget: number;
   tokenizer: TokenizerName;

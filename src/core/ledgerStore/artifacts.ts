@@ -97,6 +97,17 @@ export class Artifacts {
     return this.conn.scalar('SELECT 1 FROM artifact WHERE id = ?', [id]) !== null;
   }
 
+  /** Which of `ids` are stored, in one query (a build's items: a few hundred at most). */
+  existing(ids: readonly string[]): Set<string> {
+    const found = new Set<string>();
+    // SQLite's default limit on bound parameters is 999.
+    for (let at = 0; at < ids.length; at += 900) {
+      const part = ids.slice(at, at + 900);
+      for (const row of this.conn.rows(`SELECT id FROM artifact WHERE id IN (${part.map(() => '?').join(',')})`, [...part])) found.add(String(row.id));
+    }
+    return found;
+  }
+
   insert(a: Artifact): void {
     const chainHasOthers = this.conn.scalar('SELECT 1 FROM artifact WHERE chain_id = ? LIMIT 1', [a.chainId]) !== null;
     this.conn.exec(

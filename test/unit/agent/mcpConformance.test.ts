@@ -16,6 +16,7 @@ import { buildContextTool, type LedgerAccess } from '../../../src/core/agentTool
 import { resolveOptions } from '../../../src/core/assemble';
 import { ledgerIndex } from '../../../src/core/assemble/cache';
 import { titleLine } from '../../../src/core/assemble/render';
+import { TokenCounter } from '../../../src/core/tokens';
 import { LedgerFile } from '../../../src/node/ledgerFile';
 import { CLI, cli, jsonOf, memoryStore, tempDir } from '../helpers';
 
@@ -355,12 +356,29 @@ describe('MCP conformance: responsiveness (ping, cancellation, progress)', () =>
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('a ping sent during a build is answered before the build', async () => {
+  test('pings sent while a build runs are answered at once, not after it', async () => {
+    // The first build on this ledger (index, token counts) takes a while. A server that runs
+    // it on the thread reading the protocol answers the pings sent meanwhile only after it
+    // (the defect: 2-3 s); here each is answered in a fraction of the build's time.
+    const started = Date.now();
     raw.send({ id: 'build-1', method: 'tools/call', params: { name: 'build_context', arguments: { task: 'webhook retry queue worker lock timeout', budget: 8000 } } });
-    raw.send({ id: 'ping-1', method: 'ping' });
-    await raw.waitFor((m) => m.id === 'build-1');
+    const sent = new Map<string, number>();
+    const answered = new Map<string, number>();
+    let n = 0;
+    while (!raw.received.some((m) => m.id === 'build-1')) {
+      const id = `ping-${++n}`;
+      sent.set(id, Date.now());
+      raw.send({ id, method: 'ping' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const m of raw.received) if (typeof m.id === 'string' && sent.has(m.id) && !answered.has(m.id)) answered.set(m.id, Date.now());
+    }
+    const buildMs = Date.now() - started;
+    for (const id of sent.keys()) await raw.waitFor((m) => m.id === id);
+    for (const m of raw.received) if (typeof m.id === 'string' && sent.has(m.id) && !answered.has(m.id)) answered.set(m.id, Date.now());
+    const waits = [...sent].map(([id, at]) => answered.get(id)! - at);
     const order = raw.received.map((m) => m.id);
     assert.ok(order.indexOf('ping-1') < order.indexOf('build-1'), `order: ${JSON.stringify(order)}`);
+    assert.ok(Math.max(...waits) < Math.max(250, buildMs / 3), `the build took ${buildMs} ms; the pings waited ${JSON.stringify(waits)} ms`);
   });
 
   test('progress notifications arrive for a progressToken; a cancelled build is not answered and not logged', async () => {
@@ -444,6 +462,15 @@ describe('MCP conformance: the ledger file', () => {
     }
     const listed = jsonOf<Array<{ title: string; paths: string[] }>>(cli(['list', '--format', 'json'], { cwd: ws }));
     assert.deepEqual(listed.find((a) => a.title === 'Upload client')?.paths, ['src/upload.ts']);
+  });
+
+  test('a --db with a variable the client did not fill in is refused, and nothing is created', () => {
+    const ws = path.join(dir, 'unexpanded');
+    fs.mkdirSync(ws);
+    const result = cli(['mcp', '--db', '${workspaceFolder}/.context-ledger/ledger.db'], { cwd: ws, input: '' });
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /\$\{workspaceFolder\}[\s\S]*did not fill it in[\s\S]*absolute path/);
+    assert.deepEqual(fs.readdirSync(ws), []);
   });
 
   test('a corrupt or Git LFS pointer ledger: the server refuses to start, says why, and leaves the file where it is', () => {
@@ -553,5 +580,24 @@ describe('the search index across the server\'s own writes', () => {
     // An artifact written is a change the index must see.
     store.createArtifact({ type: 'note', title: 'New', body: 'x' });
     assert.notEqual(ledgerIndex(store, params), index);
+  });
+});
+
+describe('build_context: the answer within the budget', () => {
+  test('at every budget from the smallest up, with and without notes on ignored paths, in any script', async () => {
+    const store = await memoryStore();
+    const texts = ['Retry the webhook with backoff.', 'Webhook-Wiederholung: höchstens fünf Versuche — danach in die Warteschlange.', 'Webhook 重试：最多五次，然后进入队列。', 'Webhooks 🔁 retry 🚦 five times, then the queue 📬.'];
+    for (let i = 0; i < 40; i++) store.createArtifact({ type: 'note', title: `Webhook retry ${i}`, body: `${texts[i % texts.length]} ${'Detail. '.repeat(i * 5)}` });
+    const access: LedgerAccess = { read: async (fn) => fn(store), write: (fn) => Promise.resolve(fn(store)) };
+    const env = { ledger: access, channel: 'mcp' as const, workspaceRoot: '/ws' };
+    const counter = await TokenCounter.load('o200k_base');
+    for (let budget = 100; budget <= 6000; budget += budget < 1000 ? 37 : 411) {
+      for (const paths of [[], ['/elsewhere/a.ts', '../b.ts']]) {
+        const result = await buildContextTool.run(env, { task: 'webhook retry queue', budget, paths });
+        assert.equal(result.isError, undefined, result.text);
+        assert.ok(counter.count(result.text) <= budget, `budget ${budget}, paths ${paths.length}: ${counter.count(result.text)} tokens`);
+        if (paths.length > 0) assert.match(result.text, /Ignored paths outside the workspace/);
+      }
+    }
   });
 });
