@@ -36,6 +36,14 @@ export const DEFAULT_TYPE_PRIORITY: Readonly<Record<ArtifactType, number>> = {
 };
 
 /**
+ * Standing rules: how to work in their scope (a team's AGENTS.md, CLAUDE.md, Copilot, Cursor
+ * and Cline instructions import as these). Every agent tool loads them for the files of
+ * their scope whatever the task says, so their paths are where they apply; a record's paths
+ * (a decision's, a learning's) only say what it concerns.
+ */
+export const STANDING_RULE_TYPES: ReadonlySet<ArtifactType> = new Set<ArtifactType>(['constitution', 'convention']);
+
+/**
  * Knowledge that fades with age whatever the team decides: a research finding describes a
  * library, an API or a measurement as it was when someone looked, so its weight halves every
  * this many days. A decision or a convention holds until superseded and never fades this way.
