@@ -391,7 +391,9 @@ const exportCommand: Command = {
   },
   details: [
     'With --to, each file starts with a header saying it is generated, holds the active, reviewed global and path-scoped',
-    'knowledge (path scope -> applyTo / globs), and fits the budget: what does not fit is named in an "Also noted" line.',
+    'knowledge (path scope -> applyTo / globs), and fits the budget. Nothing is dropped for size: what does not fit goes to a',
+    'further file (AGENTS.md names its AGENTS-2.md… in an "Also noted" line); a rule longer than a file is compressed, then split.',
+    'Left out: what is not active (deprecated, superseded), rules attached only on request, and the same knowledge twice.',
     'It never writes outside its folder and never overwrites a file it did not generate.',
   ].join('\n'),
   async run(context) {

@@ -9,7 +9,18 @@ import { RULE_FILE_BUDGET, type RuleTarget } from '../core/formats/ruleExport';
 import type { TokenizerName } from '../core/model';
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { TokenCounter } from '../core/tokens';
-import { allSkipped, applyImport, type FolderImportReport, type FormatReport, nothingToImport, parseImportSources, previewImport, scanImportSources } from '../node/folderImport';
+import {
+  allSkipped,
+  applyImport,
+  type FolderImportReport,
+  type FormatReport,
+  type ImportStatus,
+  importStatus,
+  nothingToImport,
+  parseImportSources,
+  previewImport,
+  scanImportSources,
+} from '../node/folderImport';
 import { type RuleFilesWritten, writeRuleFiles } from '../node/ruleFileExport';
 import { integerOption, stringOption } from './args';
 import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite, workspaceOf } from './commandContext';
@@ -61,10 +72,11 @@ function renderReport(report: FolderImportReport): string {
 const importFolderCommand: Command = {
   name: 'import-folder',
   summary: 'Import the knowledge a folder already keeps: ctx .context/, ADRs, Copilot/Cursor/Claude/AGENTS.md/Cline rules.',
-  usage: `context-ledger import-folder [<dir>] [--from ${IMPORT_FORMATS.join('|')}] [--dry-run] [--format json]`,
+  usage: `context-ledger import-folder [<dir>] [--from ${IMPORT_FORMATS.join('|')}] [--dry-run | --status] [--format json]`,
   options: {
     from: { type: 'string', value: IMPORT_FORMATS.join('|'), description: 'Only this format (default: every format found).' },
     'dry-run': { type: 'boolean', description: 'Report what would be imported; write nothing.' },
+    status: { type: 'boolean', description: 'Drift between the knowledge files and the ledger, by file (new, changed, removed), and detached entries; writes nothing.' },
   },
   positionals: [0, 1],
   details: [
@@ -78,12 +90,36 @@ const importFolderCommand: Command = {
     // `agents` is the name `export --to` uses for the same format: both are accepted.
     const from = given === 'agents' ? 'agents-md' : given;
     if (from !== undefined && !isImportFormat(from)) throw new UserError(`Unknown format "${from}".`, `Use one of: ${IMPORT_FORMATS.join(', ')}.`);
-    return importFolder(context, { target: context.positionals[0], from, dryRun: context.options['dry-run'] === true });
+    const status = context.options.status === true;
+    if (status && context.options['dry-run'] === true) throw new UserError('--status and --dry-run are two views of the same check: give one.');
+    return importFolder(context, { target: context.positionals[0], from, dryRun: status || context.options['dry-run'] === true, status });
   },
 };
 
+function renderStatus(status: ImportStatus): string {
+  const lines = [`Knowledge files in ${status.folder} and the ledger:`];
+  if (status.drift.length === 0) lines.push(`  all ${plural(status.inStep, 'knowledge file')} in step with the ledger.`);
+  else {
+    for (const d of status.drift) {
+      const counts = new Map<string, number>();
+      for (const c of d.changes) counts.set(c.outcome, (counts.get(c.outcome) ?? 0) + 1);
+      const what = [...counts].map(([outcome, n]) => `${n} ${outcome === 'removed' ? 'to archive' : outcome === 'added' ? 'to add' : outcome === 'updated' ? 'to update' : 'to detach'}`).join(', ');
+      lines.push(`  ${d.state.padEnd(8)} ${d.file}  (${what})`);
+    }
+    lines.push(`  ${plural(status.inStep, 'other knowledge file')} in step. \`context-ledger import-folder\` brings the ledger up to date.`);
+  }
+  if (status.detached.length > 0) {
+    lines.push('', 'Detached from their files (the ledger\'s edit kept; imports leave them alone):');
+    for (const d of status.detached) lines.push(`  ${d.id}  "${d.title}"  ${d.file}: ${d.reason}`);
+  }
+  return lines.join('\n');
+}
+
 /** `import-folder`, and `import --from <format> <path>` (a folder or one file of that format). */
-export async function importFolder(context: CommandContext, request: { target?: string; from?: ImportFormat; dryRun: boolean }): Promise<number | void> {
+export async function importFolder(
+  context: CommandContext,
+  request: { target?: string; from?: ImportFormat; dryRun: boolean; status?: boolean },
+): Promise<number | void> {
   const { from, dryRun } = request;
   const workspace = workspaceOf(context);
   const scan = scanImportSources(workspace, path.resolve(context.cwd, request.target ?? workspace), from);
@@ -100,6 +136,13 @@ export async function importFolder(context: CommandContext, request: { target?: 
     formats = dbExists
       ? await withRead(context, (store) => applyImport(store, parsed))
       : await previewImport(undefined, parsed);
+  }
+  if (request.status) {
+    const latest = fs.existsSync(databasePath(context).file) ? await withRead(context, (store) => store.latestArtifacts()) : [];
+    const status = importStatus(scan, formats, latest);
+    if (isJson(context)) return printJson(context, status);
+    context.out(renderStatus(status));
+    return;
   }
   const report: FolderImportReport = { folder, dryRun, formats, skipped: scan.listing.skipped };
   if (isJson(context)) {
@@ -154,7 +197,15 @@ export async function exportRuleFiles(context: CommandContext, targetName: strin
   if (isJson(context)) printJson(context, report);
   else {
     const lines = [`Exported to ${target} in ${report.folder} (at most ${budget} ${tokenizer} tokens a file):`];
-    for (const f of report.files) lines.push(`  ${f.path}  ${f.tokens} tokens, ${plural(f.included, 'artifact')}${f.dropped ? `, ${f.dropped} left out for the budget (named in "Also noted")` : ''}`);
+    for (const f of report.files) {
+      const notes = [
+        f.compressed ? `${f.compressed} compressed to fit` : '',
+        f.split ? `${f.split} in parts across files` : '',
+        f.dropped ? `${f.dropped} moved on to the next file (named in "Also noted")` : '',
+      ].filter(Boolean);
+      lines.push(`  ${f.path}  ${f.tokens} tokens, ${plural(f.included, 'artifact')}${notes.length > 0 ? `, ${notes.join(', ')}` : ''}`);
+    }
+    for (const l of report.leftOut) lines.push(`  left out ${l.id}  "${l.title}": ${l.reason}`);
     if (report.files.length === 0 && report.refused.length === 0) lines.push('  nothing to export: no active, reviewed global or path-scoped artifacts.');
     for (const r of report.removed) lines.push(`  removed ${r} (an earlier export; no longer produced)`);
     if (report.unreviewed > 0) lines.push(`  ${plural(report.unreviewed, 'unreviewed artifact')} left out (approve with \`context-ledger review approve <id>\`).`);

@@ -25,6 +25,7 @@ import {
   type ArtifactInput,
   type ArtifactType,
   artifactUrn,
+  canonicalAdrRefs,
   DEFAULT_STAGES,
   idFromRef,
   type Scope,
@@ -458,8 +459,9 @@ function searchEntries(store: LedgerStore): SearchEntry[] {
   const cached = searchCaches.get(store);
   if (cached && cached.generation === store.generation) return cached.entries;
   const entries = store.latestArtifacts().map((artifact) => {
-    const title = fold(artifact.title);
-    return { artifact, title, haystack: `${title}\n${fold(artifact.body)}\n${fold(artifact.tags.join(' '))}\n${artifact.id.toLowerCase()}` };
+    // ADR references written one way in the haystack as in the query: "ADR 74" in a body is found by "ADR-0074".
+    const title = fold(canonicalAdrRefs(artifact.title));
+    return { artifact, title, haystack: `${title}\n${fold(canonicalAdrRefs(artifact.body))}\n${fold(artifact.tags.join(' '))}\n${artifact.id.toLowerCase()}` };
   });
   searchCaches.set(store, { generation: store.generation, entries });
   return entries;
@@ -853,7 +855,8 @@ function fold(value: string): string {
  * A query of stop words only keeps them, so "how to" still searches for something.
  */
 export function searchKeywords(query: string): string[] {
-  const words = [...new Set(fold(query).split(/[^\p{L}\p{N}_./:@#-]+/u).map((w) => w.replace(/^[.:/-]+|[.:/-]+$/g, '')).filter(Boolean))];
+  // "ADR 57" and "ADR-0057" find the same record (its title and id say ADR-0057).
+  const words = [...new Set(fold(canonicalAdrRefs(query)).split(/[^\p{L}\p{N}_./:@#-]+/u).map((w) => w.replace(/^[.:/-]+|[.:/-]+$/g, '')).filter(Boolean))];
   const keywords = words.filter((w) => !isStopWord(w));
   return keywords.length > 0 ? keywords : words;
 }

@@ -36,6 +36,14 @@ export const DEFAULT_TYPE_PRIORITY: Readonly<Record<ArtifactType, number>> = {
 };
 
 /**
+ * Standing rules: how to work in their scope (a team's AGENTS.md, CLAUDE.md, Copilot, Cursor
+ * and Cline instructions import as these). Every agent tool loads them for the files of
+ * their scope whatever the task says, so their paths are where they apply; a record's paths
+ * (a decision's, a learning's) only say what it concerns.
+ */
+export const STANDING_RULE_TYPES: ReadonlySet<ArtifactType> = new Set<ArtifactType>(['constitution', 'convention']);
+
+/**
  * Knowledge that fades with age whatever the team decides: a research finding describes a
  * library, an API or a measurement as it was when someone looked, so its weight halves every
  * this many days. A decision or a convention holds until superseded and never fades this way.
@@ -171,10 +179,30 @@ export function artifactUrn(id: string): string {
   return `${URN_PREFIX}${id}`;
 }
 
+/**
+ * How people name an ADR in text: "ADR 57", "ADR-57", "ADR-0057", "adr_57", "ADR #57".
+ * The ADR importer keeps the number as `adr-0057` (id) and `ADR-0057:` (title).
+ */
+const ADR_REFERENCE = /\bADR[-_ ]?#?0*(\d{1,6})\b/gi;
+
+/** Every ADR reference in `text` written the one way the ledger writes it: "ADR 57" → "ADR-0057". */
+export function canonicalAdrRefs(text: string): string {
+  return text.replace(ADR_REFERENCE, (_whole, number: string) => `ADR-${number.padStart(4, '0')}`);
+}
+
 /** Accepts a bare id or a `ledger://artifact/<id>` URN and returns the id. */
 export function idFromRef(ref: string): string {
   const trimmed = ref.trim();
   return trimmed.startsWith(URN_PREFIX) ? trimmed.slice(URN_PREFIX.length) : trimmed;
+}
+
+/**
+ * The id the ADR importer gives the record a reference names ("ADR 57", "ADR-0057" →
+ * `adr-0057`), or undefined. Looked up only when no artifact has the reference as its id.
+ */
+export function adrIdFromRef(ref: string): string | undefined {
+  const adr = new RegExp(`^${ADR_REFERENCE.source}$`, 'i').exec(idFromRef(ref));
+  return adr ? `adr-${adr[1]!.padStart(4, '0')}` : undefined;
 }
 
 export function isArtifactType(value: unknown): value is ArtifactType {

@@ -10,8 +10,8 @@ import { isAdrFileName } from '../core/formats/adr';
 import type { ImportFormat, ImportResult, Skipped, SourceFile } from '../core/formats/common';
 import { dedupeSources, expandImports, type ReadSource } from '../core/formats/sameFile';
 import { type DetectedFormat, detectFormats, formatOf, importDetected } from '../core/formats/detect';
-import { applyLinked, fileOfSource, type LinkedChange } from '../core/formats/linked';
-import type { ArtifactInput } from '../core/model';
+import { applyLinked, fileOfSource, type LinkedChange, linkOf } from '../core/formats/linked';
+import type { Artifact, ArtifactInput } from '../core/model';
 import { UserError } from '../core/model';
 import { LedgerStore } from '../core/store';
 import { loadSqlJs } from './ledgerFile';
@@ -240,4 +240,48 @@ export async function previewImport(store: LedgerStore | undefined, parsed: Pars
 /** Everything skipped: while walking the folder and in each format. */
 export function allSkipped(report: FolderImportReport): Skipped[] {
   return [...report.skipped, ...report.formats.flatMap((f) => f.skipped)];
+}
+
+/** One knowledge file out of step with the ledger, and the entries an import would change for it. */
+export interface FileDrift {
+  file: string;
+  /** `new`: no entry of it in the ledger yet; `removed`: gone from disk; `changed`: its text differs from the last import. */
+  state: 'new' | 'changed' | 'removed';
+  changes: LinkedChange[];
+}
+
+export interface ImportStatus {
+  folder: string;
+  /** Knowledge files whose entries are all as the ledger last read them. */
+  inStep: number;
+  drift: FileDrift[];
+  /** Entries a person edited in the ledger while their source changed: the ledger's version is kept, no longer linked. */
+  detached: { id: string; title: string; file: string; reason: string }[];
+}
+
+/**
+ * `import-folder --status`: what an import would change, by file, from a dry run (nothing
+ * is written), and the entries already detached from their files.
+ */
+export function importStatus(scan: ImportScan, reports: readonly FormatReport[], latest: readonly Artifact[]): ImportStatus {
+  const byFile = new Map<string, LinkedChange[]>();
+  for (const change of reports.flatMap((r) => r.changes)) {
+    const list = byFile.get(change.file);
+    if (list) list.push(change);
+    else byFile.set(change.file, [change]);
+  }
+  const known = new Set(latest.map((a) => linkOf(a)?.file).filter((file): file is string => file !== undefined));
+  const drift: FileDrift[] = [...byFile.entries()]
+    .map(([file, changes]) => ({
+      file,
+      state: changes.every((c) => c.outcome === 'removed') ? ('removed' as const) : !known.has(file) ? ('new' as const) : ('changed' as const),
+      changes,
+    }))
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const files = new Set(scan.detected.flatMap((d) => d.files));
+  const detached = latest.flatMap((a) => {
+    const link = linkOf(a);
+    return link?.detached ? [{ id: a.id, title: a.title, file: link.file, reason: link.detached.reason }] : [];
+  });
+  return { folder: scan.folder, inStep: [...files].filter((f) => !byFile.has(f)).length, drift, detached };
 }

@@ -5,7 +5,7 @@
  * its own files from an earlier export that are no longer produced are removed.
  */
 import * as fs from 'node:fs';
-import { exportRules, isGeneratedRuleFile, type RuleTarget } from '../core/formats/ruleExport';
+import { exportRules, isGeneratedRuleFile, type LeftOut, type RuleTarget } from '../core/formats/ruleExport';
 import type { Artifact } from '../core/model';
 import { isUnreviewed } from '../core/review';
 import { OutputFolder } from './outputFolder';
@@ -14,18 +14,21 @@ import { OutputFolder } from './outputFolder';
 const OWN_FILES: Record<RuleTarget, RegExp> = {
   copilot: /^\.github\/instructions\/context-ledger-[^/]+\.instructions\.md$/,
   cursor: /^\.cursor\/rules\/context-ledger-[^/]+\.mdc$/,
-  'agents-md': /^AGENTS\.md$/,
+  'agents-md': /^AGENTS(?:-\d+)?\.md$/,
 };
 
 export interface RuleFilesWritten {
   target: RuleTarget;
   folder: string;
-  files: { path: string; tokens: number; included: number; dropped: number }[];
+  /** Per file: artifacts written, of them compressed / in parts, and (AGENTS.md) moved on to AGENTS-2.md…. */
+  files: { path: string; tokens: number; included: number; compressed: number; split: number; dropped: number }[];
   removed: string[];
   /** Hand-written files in the way: never overwritten. */
   refused: { path: string; reason: string }[];
   /** Active artifacts left out because no person approved them yet. */
   unreviewed: number;
+  /** Left out as not always-on (a rule attached only on request) or as a duplicate, with why. */
+  leftOut: LeftOut[];
 }
 
 export function writeRuleFiles(
@@ -37,7 +40,7 @@ export function writeRuleFiles(
   const folder = new OutputFolder(root);
   // Rule files are read by agents as instructions: what an agent wrote and no person approved stays out.
   const reviewed = latest.filter((a) => !isUnreviewed(a));
-  const files = exportRules(target, reviewed, options);
+  const { files, leftOut } = exportRules(target, reviewed, options);
   const report: RuleFilesWritten = {
     target,
     folder: folder.root,
@@ -45,26 +48,29 @@ export function writeRuleFiles(
     removed: [],
     refused: [],
     unreviewed: latest.filter((a) => a.status === 'active' && a.scope !== 'task' && isUnreviewed(a)).length,
+    leftOut,
   };
   for (const file of files) {
     const existing = folder.read(file.path);
     if (existing !== undefined && !isGeneratedRuleFile(existing)) {
       report.refused.push({ path: file.path, reason: 'exists and was not written by Context Ledger (no generated header); left as it is' });
+      // AGENTS-2.md… are read only through AGENTS.md's "Also noted" line: without it they are not written.
+      if (target === 'agents-md' && file.path === 'AGENTS.md') break;
       continue;
     }
     if (existing !== file.content) folder.write(file.path, file.content);
-    report.files.push({ path: file.path, tokens: file.tokens, included: file.included.length, dropped: file.dropped.length });
+    report.files.push({ path: file.path, tokens: file.tokens, included: file.included.length, compressed: file.compressed.length, split: file.split.length, dropped: file.dropped.length });
   }
   const written = new Set(files.map((f) => f.path));
   const ownFolder = target === 'copilot' ? '.github/instructions' : target === 'cursor' ? '.cursor/rules' : '';
   let names: string[] = [];
   try {
-    names = ownFolder === '' ? [] : fs.readdirSync(folder.resolve(ownFolder));
+    names = fs.readdirSync(folder.resolve(ownFolder === '' ? '.' : ownFolder));
   } catch {
     // No such folder yet.
   }
   for (const name of names) {
-    const relative = `${ownFolder}/${name}`;
+    const relative = ownFolder === '' ? name : `${ownFolder}/${name}`;
     if (written.has(relative) || !OWN_FILES[target].test(relative)) continue;
     const existing = folder.read(relative);
     if (existing !== undefined && isGeneratedRuleFile(existing)) {

@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { classifyRuleFile } from '../core/formats/agentRules';
-import { simulateRules, type WhichReport } from '../core/formats/ruleSimulator';
+import type { SourceFile } from '../core/formats/common';
+import { type GlobProblem, lintRules, simulateRules, type WhichReport } from '../core/formats/ruleSimulator';
 import type { Artifact } from '../core/model';
 import { UserError } from '../core/model';
 import { listFolder, readFolderFiles } from './sourceFolder';
@@ -26,7 +27,17 @@ export function whichRules(workspace: string, file: string, artifacts: readonly 
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
     throw new UserError(`${file} is outside the workspace ${root}.`, 'Give a file inside it (the CLI finds the workspace from the current folder or --db).');
   }
+  const { paths, ruleFiles } = workspaceRules(root);
+  return simulateRules(relative.split(path.sep).join('/'), paths, ruleFiles, artifacts);
+}
+
+/** The glob problems of every rule file and path-scoped ledger artifact of the workspace. */
+export function lintWorkspaceRules(workspace: string, artifacts: readonly Artifact[]): GlobProblem[] {
+  const { paths, ruleFiles } = workspaceRules(fs.realpathSync(workspace));
+  return lintRules(paths, ruleFiles, artifacts);
+}
+
+function workspaceRules(root: string): { paths: string[]; ruleFiles: SourceFile[] } {
   const listing = listFolder(root);
-  const ruleFiles = readFolderFiles(root, listing.paths.filter((p) => classifyRuleFile(p) !== null)).files;
-  return simulateRules(relative.split(path.sep).join('/'), listing.paths, ruleFiles, artifacts);
+  return { paths: listing.paths, ruleFiles: readFolderFiles(root, listing.paths.filter((p) => classifyRuleFile(p) !== null)).files };
 }

@@ -1,4 +1,4 @@
-import type { Artifact } from '../model';
+import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { isUnreviewed } from '../review';
 import type { ArtifactLayer, DocInfo } from './cache';
 import { type GateContext, passesGate } from './gating';
@@ -14,6 +14,8 @@ export interface AdmitContext {
   active: readonly ActivePath[];
   /** Chain id → id of the artifact that supersedes it. */
   supersededBy: ReadonlyMap<string, string>;
+  /** Whether the task names the artifact (its id, its title or one of its paths). */
+  namedByTask?: (doc: DocInfo) => boolean;
 }
 
 /** An artifact the gate lets through: the layer it ranks in and how its paths meet the files in play. */
@@ -76,7 +78,13 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
   let layer = intended;
   let unmatchedPath = false;
   if (layer === 'path' && !pathMatch) {
-    if (ctx.options.unmatchedPathArtifacts === 'exclude' || doc.globs.length === 0) return out('path-mismatch', `paths ${a.paths.join(', ')} match no active path`);
+    // Path scope as every agent tool reads it: a standing rule scoped to other folders stays
+    // out while files are in play, unless the task names it. A record's paths say what it
+    // concerns, not where it applies: it is ranked with a penalty instead. With no file in
+    // play there is no scope to judge by, and everything is ranked on its text.
+    const mode = ctx.options.unmatchedPathArtifacts;
+    const outOfScope = (mode === 'exclude' || (mode === 'rules' && STANDING_RULE_TYPES.has(a.type) && ctx.active.length > 0 && !(ctx.namedByTask?.(doc) ?? false)));
+    if (outOfScope || doc.globs.length === 0) return out('path-mismatch', `paths ${a.paths.join(', ')} match no active path`);
     layer = 'global';
     unmatchedPath = true;
   }

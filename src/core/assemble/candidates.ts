@@ -4,7 +4,7 @@ import { type AdmitContext, admit } from './admit';
 import type { ActivePath, PathMatch } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
-import { type ScoreContext, scoreArtifact } from './score';
+import { type ScoreContext, isReferenced, scoreArtifact } from './score';
 import { foldForPhrase } from './text';
 import type { AssembleOptions, AssembleResult, ExcludedItem, ScoreComponents } from './types';
 
@@ -77,13 +77,6 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   const foldedTask = foldForPhrase(`${taskText} ${task?.labels.join(' ') ?? ''}`);
   const supersededBy = new Map<string, string>();
   for (const doc of idx.docs) if (doc.artifact.supersedes) supersededBy.set(doc.artifact.supersedes, doc.artifact.id);
-  const admitContext: AdmitContext = {
-    options,
-    taskId: task?.id,
-    gate: { labels: new Set(task?.labels.map((l) => l.toLowerCase()) ?? []), foldedText: foldedTask, paths: active },
-    active,
-    supersededBy,
-  };
   let bm25Max = 0;
   for (const doc of idx.docs) if (doc.slot >= 0 && bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
   const scoreContext: ScoreContext = {
@@ -99,6 +92,15 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     feedback: input.feedback,
     isResearchTask: input.isResearchTask ?? (() => false),
     maxTypePriority: Math.max(0, ...Object.values(options.typePriority)),
+  };
+
+  const admitContext: AdmitContext = {
+    options,
+    taskId: task?.id,
+    gate: { labels: new Set(task?.labels.map((l) => l.toLowerCase()) ?? []), foldedText: foldedTask, paths: active },
+    active,
+    supersededBy,
+    namedByTask: (doc) => isReferenced(doc, scoreContext),
   };
 
   const leftOut: Array<ExcludedItem | Candidate> = [];

@@ -28,7 +28,7 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   modeValue: Object.freeze({ preview: 0.5, title: 0.15 }),
   worthSlope: 8,
   worthMidpoint: 1,
-  unmatchedPathArtifacts: 'rank',
+  unmatchedPathArtifacts: 'rules',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
   minRelevance: 0,
@@ -83,7 +83,7 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
   const sum = split.global + split.task + split.path;
   if (sum <= 0) throw new UserError('Option "split" needs at least one positive share.');
   const unmatched = p.unmatchedPathArtifacts ?? d.unmatchedPathArtifacts;
-  if (unmatched !== 'rank' && unmatched !== 'exclude') throw new UserError('Option "unmatchedPathArtifacts" must be "rank" or "exclude".');
+  if (unmatched !== 'rank' && unmatched !== 'rules' && unmatched !== 'exclude') throw new UserError('Option "unmatchedPathArtifacts" must be "rank", "rules" or "exclude".');
   const unreviewed = p.unreviewed ?? d.unreviewed;
   if (unreviewed !== 'include' && unreviewed !== 'hold') throw new UserError('Option "unreviewed" must be "include" or "hold".');
   const prompts = p.stagePrompts ?? {};

@@ -1,4 +1,4 @@
-import { type ArtifactType, type Feedback, FADING_HALF_LIFE_DAYS } from '../model';
+import { type ArtifactType, type Feedback, FADING_HALF_LIFE_DAYS, STANDING_RULE_TYPES } from '../model';
 import type { DocInfo } from './cache';
 import { type ActivePath, type PathMatch, pathProximity } from './paths';
 import type { AssembleOptions, ScoreComponents } from './types';
@@ -20,6 +20,8 @@ export interface ScoreInput {
   typePriority: number;
   maxTypePriority: number;
   feedback: Feedback | undefined;
+  /** A standing rule (a convention): what the agent tools load for every file of its scope, whatever the task. */
+  standing?: boolean;
   /** How much the artifact's kind counts for this task, its age and the task's profile aside from text (1 = as is): see `kindFactor`. */
   kindFactor?: number;
 }
@@ -64,7 +66,12 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
   const relevance = (input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0) * (input.kindFactor ?? 1);
   // A path match says "this is about the files in play"; whether it is about the task is
   // the text's job. So the path signal grows with relevance, keeping `pathAlone` of it without.
-  const topical = options.pathAlone + (1 - options.pathAlone) * relevance;
+  // A standing rule written for the folder of a file in play is what every agent tool loads
+  // for that file without reading the task: its path match counts whole, and the files in
+  // play name it as the task naming it would (the reference weight), scaled by the match's
+  // specificity so the nearest folder's rules come first.
+  const inScopeRule = input.standing === true && input.pathSpecificity > 0;
+  const topical = inScopeRule ? 1 : options.pathAlone + (1 - options.pathAlone) * relevance;
   let path = input.pathSpecificity * topical;
   if (input.unmatchedPath) path = 0.5 * input.proximity * topical - options.unmatchedPathPenalty;
   const age = Math.max(0, input.ageDays);
@@ -72,7 +79,7 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
   const type = input.maxTypePriority > 0 ? 1 - Math.min(input.typePriority, input.maxTypePriority) / input.maxTypePriority : 1;
   return {
     relevance: w.relevance * relevance,
-    reference: input.referenced ? w.reference : 0,
+    reference: input.referenced ? w.reference : inScopeRule ? w.reference * input.pathSpecificity : 0,
     path: w.path * path,
     recency: w.recency * recency,
     type: w.type * type,
@@ -147,6 +154,7 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
       typePriority: options.typePriority[a.type] ?? ctx.maxTypePriority,
       maxTypePriority: ctx.maxTypePriority,
       feedback: ctx.feedback.get(a.id),
+      standing: STANDING_RULE_TYPES.has(a.type),
       kindFactor: kindFactor(a.type, (ctx.now.getTime() - doc.updatedMs) / DAY_MS, ctx.isResearchTask),
     },
     options,

@@ -1,4 +1,5 @@
 import stem from 'wink-porter2-stemmer';
+import { canonicalAdrRefs } from '../model';
 
 /**
  * Words that carry no topic in task text or knowledge bodies. Kept short and English:
@@ -220,7 +221,10 @@ export function pathTerms(path: string): string[] {
   return terms(withoutExt.replace(/[*?{}[\]!]/g, ' '));
 }
 
-/** Lower-case text with runs of non-letters collapsed, for phrase look-ups (titles, ids in task text). */
+/**
+ * Lower-case text with runs of non-letters collapsed, for phrase look-ups (titles, ids in
+ * task text). ADR references are written one way first, so "ADR 57" names `adr-0057`.
+ */
 export function foldForPhrase(text: string): string {
-  return ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+  return ` ${canonicalAdrRefs(text).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
 }

@@ -86,9 +86,12 @@ export interface AssembleOptions {
   worthMidpoint: number;
   /**
    * Path-scope artifacts whose globs match no active path: 'rank' lets them compete in
-   * the global layer on their text relevance (with a penalty), 'exclude' leaves them out.
+   * the global layer on their text relevance (with a penalty), 'exclude' leaves them out,
+   * 'rules' (the default) leaves out standing rules (conventions: their paths are where they
+   * apply, as for the agent tools) and ranks records (their paths say what they concern).
+   * Anything the task names, and everything when no file is in play, is ranked.
    */
-  unmatchedPathArtifacts: 'rank' | 'exclude';
+  unmatchedPathArtifacts: 'rank' | 'rules' | 'exclude';
   unmatchedPathPenalty: number;
   /** Share of the path signal an artifact gets with no text relevance at all (0..1). */
   pathAlone: number;

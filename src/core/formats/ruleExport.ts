@@ -1,15 +1,21 @@
 /**
  * Exports the ledger to the rule files agents read on their own: Copilot
  * `.github/instructions/*.instructions.md`, Cursor `.cursor/rules/*.mdc`, and
- * `AGENTS.md`. Each file says it is generated and fits a per-file token budget: the
- * lowest-priority artifacts (type priority, then age) are left out and named in an
- * "Also noted" line, which is counted too. The token counter is injected.
+ * `AGENTS.md`. Each file says it is generated and fits a per-file token budget. Nothing is
+ * dropped for size: what does not fit goes to a further file (Copilot and Cursor attach
+ * every file of a glob set; AGENTS.md names its `AGENTS-2.md`… in an "Also noted" line),
+ * an artifact longer than a file is lightly compressed, then split into parts. The token
+ * counter is injected.
  *
- * Only the latest version of each chain, only `active` ones, and no task-scoped
- * artifacts (a rule file has no notion of the active task). Global artifacts go to one
- * file; path-scoped ones to one file per distinct set of globs.
+ * Only the latest version of each chain, only `active` ones (a deprecated, superseded or
+ * rejected ADR is not), no task-scoped artifacts (a rule file has no notion of the active
+ * task), no rule its tool attaches only on request, and the same knowledge once (see
+ * `selectExportable`). Global artifacts go to one file; path-scoped ones to one file per
+ * distinct set of globs.
  */
+import { DuplicateFinder, fingerprint } from '../assemble/duplicates';
 import { type RedactionPolicy, redactOutgoing } from '../assemble/redact';
+import { compressText } from '../compress';
 import type { Artifact, ArtifactType } from '../model';
 import { DEFAULT_TYPE_PRIORITY, UserError } from '../model';
 import { GENERATED_MARKER } from './agentRules';
@@ -24,7 +30,15 @@ export type RuleTarget = 'copilot' | 'cursor' | 'agents-md';
 export type ExportableArtifact = Pick<
   Artifact,
   'id' | 'chainId' | 'version' | 'type' | 'scope' | 'paths' | 'title' | 'body' | 'status' | 'pinned' | 'updatedAt'
->;
+> &
+  Partial<Pick<Artifact, 'tags' | 'extra'>>;
+
+/** An artifact an export leaves out, and why (a duplicate, a rule attached only on request). */
+export interface LeftOut {
+  id: string;
+  title: string;
+  reason: string;
+}
 
 /** Per-file token budget of exported rule files: the CLI's `--budget` and the extension's `contextLedger.export.ruleFileBudget`. */
 export const RULE_FILE_BUDGET = { default: 4000, min: 100, max: 1_000_000 } as const;
@@ -36,7 +50,7 @@ export interface RuleExportOptions {
   budget: number;
   /** Type priorities (lower = kept first). Default DEFAULT_TYPE_PRIORITY. */
   priority?: Readonly<Record<ArtifactType, number>>;
-  /** At most this many titles in the "Also noted" line (the rest as "and N more"). Default 20. */
+  /** At most this many titles per file in AGENTS.md's "Also noted" line (the rest as "and N more"). Default 20. */
   maxAlsoNoted?: number;
   /** Secrets in titles and bodies are masked (rule files are committed and read by every agent); default on. */
   redaction?: RedactionPolicy;
@@ -48,10 +62,19 @@ export interface ExportedRuleFile {
   content: string;
   /** `count(content)`; never above the budget. */
   tokens: number;
-  /** Ids written in full, in file order. */
+  /** Ids written here (whole, compressed or a part), in file order. */
   included: string[];
-  /** Ids left out to fit the budget (named in the "Also noted" line as far as it goes). */
+  /** Of those, ids written lightly compressed (blank lines and trailing spaces only) to fit. */
+  compressed: string[];
+  /** Of those, ids too long for one file, written in parts (the other parts in other files). */
+  split: string[];
+  /** AGENTS.md only: ids moved on to `AGENTS-2.md`… to fit (named in its "Also noted" line). */
   dropped: string[];
+}
+
+export interface RuleExport {
+  files: ExportedRuleFile[];
+  leftOut: LeftOut[];
 }
 
 const HEADER = `<!-- ${GENERATED_MARKER} from the project's knowledge ledger. Do not edit by hand: changes are overwritten by the next export. Edit the ledger instead. -->`;
@@ -61,16 +84,17 @@ export function isGeneratedRuleFile(content: string): boolean {
   return content.slice(0, 2000).includes(GENERATED_MARKER);
 }
 
-export function exportRules(target: RuleTarget, artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
+export function exportRules(target: RuleTarget, artifacts: readonly ExportableArtifact[], options: RuleExportOptions): RuleExport {
   // Masked before fitting, so the budget counts what is written.
   artifacts = artifacts.map((a) => ({ ...a, ...redactOutgoing({ title: a.title, body: a.body }, options.redaction) }));
+  const { leftOut } = selectExportable(artifacts, options.priority);
   switch (target) {
     case 'copilot':
-      return exportCopilotInstructions(artifacts, options);
+      return { files: exportCopilotInstructions(artifacts, options), leftOut };
     case 'cursor':
-      return exportCursorRules(artifacts, options);
+      return { files: exportCursorRules(artifacts, options), leftOut };
     case 'agents-md':
-      return [exportAgentsMd(artifacts, options)];
+      return { files: exportAgentsMd(artifacts, options), leftOut };
   }
 }
 
@@ -80,12 +104,11 @@ export function exportRules(target: RuleTarget, artifacts: readonly ExportableAr
  * `.github/copilot-instructions.md` is never written.
  */
 export function exportCopilotInstructions(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
-  return groupsOf(artifacts).map((group) => {
+  return groupsOf(artifacts, options).flatMap((group) => {
     const applyTo = group.globs.length === 0 ? '**' : group.globs.join(',');
     const description = group.globs.length === 0 ? 'Project knowledge from Context Ledger' : `Context Ledger knowledge for ${group.globs.join(', ')}`;
     const front = `---\napplyTo: ${JSON.stringify(applyTo)}\ndescription: ${JSON.stringify(description)}\n---\n`;
-    const path = `.github/instructions/context-ledger-${group.slug}.instructions.md`;
-    return fitFile(path, `${front}${HEADER}\n\n# ${heading(group)}\n`, group.items, 2, options);
+    return fitGroup(`.github/instructions/context-ledger-${group.slug}`, '.instructions.md', `${front}${HEADER}\n\n# ${heading(group)}\n`, group.items, 2, options);
   });
 }
 
@@ -95,21 +118,20 @@ export function exportCopilotInstructions(artifacts: readonly ExportableArtifact
  * reads it: bare, comma-joined, no spaces, brace groups expanded.
  */
 export function exportCursorRules(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
-  return groupsOf(artifacts).map((group) => {
+  return groupsOf(artifacts, options).flatMap((group) => {
     const globs = group.globs.flatMap(expandBraces).filter((glob) => !glob.includes(','));
     const front =
       group.globs.length === 0
         ? '---\ndescription: Project knowledge from Context Ledger\nglobs:\nalwaysApply: true\n---\n'
         : `---\ndescription: Context Ledger knowledge for files matching ${globs.join(' ')}\nglobs: ${globs.join(',')}\nalwaysApply: false\n---\n`;
-    const path = `.cursor/rules/context-ledger-${group.slug}.mdc`;
-    return fitFile(path, `${front}${HEADER}\n\n# ${heading(group)}\n`, group.items, 2, options);
+    return fitGroup(`.cursor/rules/context-ledger-${group.slug}`, '.mdc', `${front}${HEADER}\n\n# ${heading(group)}\n`, group.items, 2, options);
   });
 }
 
-/** `AGENTS.md` at the workspace root: global knowledge, then a section per set of globs. */
-export function exportAgentsMd(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile {
+/** `AGENTS.md` at the workspace root: global knowledge, then a section per set of globs; then `AGENTS-2.md`… for the rest. */
+export function exportAgentsMd(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
   const items: Item[] = [];
-  for (const group of groupsOf(artifacts)) {
+  for (const group of groupsOf(artifacts, options)) {
     for (const artifact of group.items) items.push({ artifact, group: group.globs.length === 0 ? null : group });
   }
   return fitAgents(items, options);
@@ -129,16 +151,10 @@ interface Item {
   group: Group | null;
 }
 
-/** Latest active version of each non-task chain, grouped: global first, then by glob set. */
-function groupsOf(artifacts: readonly ExportableArtifact[]): Group[] {
-  const latest = new Map<string, ExportableArtifact>();
-  for (const artifact of artifacts) {
-    const seen = latest.get(artifact.chainId);
-    if (!seen || artifact.version > seen.version) latest.set(artifact.chainId, artifact);
-  }
+/** What `selectExportable` keeps, grouped: global first, then by glob set. */
+function groupsOf(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): Group[] {
   const groups = new Map<string, Group>();
-  for (const artifact of latest.values()) {
-    if (artifact.status !== 'active' || artifact.scope === 'task') continue;
+  for (const artifact of selectExportable(artifacts, options.priority).kept) {
     const globs = artifact.scope === 'path' ? [...new Set(artifact.paths.map((p) => p.trim()).filter((p) => p !== ''))].sort() : [];
     const key = globs.join('\n');
     let group = groups.get(key);
@@ -164,11 +180,18 @@ function keepOrder(priority: Readonly<Record<ArtifactType, number>>) {
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/** One artifact as Markdown under a heading of `level`; its own headings are pushed below it. */
-function renderItem(artifact: ExportableArtifact, level: number): string {
+/** The title an item is written under: an ADR keeps its number ("ADR-0007: …"), as people name it. */
+function itemTitle(artifact: ExportableArtifact): string {
   const title = oneLine(artifact.title).replace(/^#+\s*/, '') || artifact.id;
-  const body = demoteHeadings(artifact.body.replace(/\r\n?/g, '\n').trim(), level + 1);
-  return `${'#'.repeat(level)} ${title}\n${body === '' ? '' : `\n${body}\n`}`;
+  const number = artifact.extra?.adrNumber;
+  if (artifact.type === 'adr' && typeof number === 'number' && !/^\[?ADR[-_ ]?#?\d/i.test(title)) return `ADR-${String(number).padStart(4, '0')}: ${title}`;
+  return title;
+}
+
+/** One artifact as Markdown under a heading of `level`; its own headings are pushed below it, their levels kept relative. */
+function renderItem(artifact: ExportableArtifact, level: number, body = artifact.body, title = itemTitle(artifact)): string {
+  const text = demoteHeadings(body.replace(/\r\n?/g, '\n').trim(), level + 1);
+  return `${'#'.repeat(level)} ${title}\n${text === '' ? '' : `\n${text}\n`}`;
 }
 
 function oneLine(text: string): string {
@@ -193,101 +216,219 @@ function demoteHeadings(body: string, minDepth: number): string {
     .trim();
 }
 
-function alsoNotedLine(dropped: readonly ExportableArtifact[], limit: number): string {
-  if (dropped.length === 0) return '';
-  const shown = dropped.slice(0, limit).map((artifact) => oneLine(artifact.title).slice(0, 100));
-  const more = dropped.length - shown.length;
-  if (shown.length === 0) return `Also noted: ${more} more ${more === 1 ? 'artifact' : 'artifacts'} in the ledger, left out to fit the token budget.\n`;
-  return `Also noted (left out to fit the token budget): ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.\n`;
+/**
+ * What is written: the latest active version of each non-task chain, minus what is not
+ * always-on knowledge and what another kept artifact already says.
+ * - A rule its tool attaches only on request (a Cursor rule with only a description, or a
+ *   manual one: tags `agent-requested` / `manual`) is not written into files read every time.
+ * - The same knowledge twice (a decision recorded in two places, imported from two files)
+ *   is written once: the one kept first (global before path-scoped, since it applies
+ *   everywhere; then pinned, type priority, recency) stays. The assembler's duplicate test.
+ */
+export function selectExportable(
+  artifacts: readonly ExportableArtifact[],
+  priority: Readonly<Record<ArtifactType, number>> = DEFAULT_TYPE_PRIORITY,
+): { kept: ExportableArtifact[]; leftOut: LeftOut[] } {
+  const latest = new Map<string, ExportableArtifact>();
+  for (const artifact of artifacts) {
+    const seen = latest.get(artifact.chainId);
+    if (!seen || artifact.version > seen.version) latest.set(artifact.chainId, artifact);
+  }
+  const order = keepOrder(priority);
+  const candidates = [...latest.values()]
+    .filter((a) => a.status === 'active' && a.scope !== 'task')
+    .sort((a, b) => Number(a.scope !== 'global') - Number(b.scope !== 'global') || order(a, b));
+  const kept: ExportableArtifact[] = [];
+  const leftOut: LeftOut[] = [];
+  const finder = new DuplicateFinder<ExportableArtifact>();
+  for (const artifact of candidates) {
+    const mode = (artifact.tags ?? []).find((tag) => tag === 'agent-requested' || tag === 'manual');
+    if (mode) {
+      leftOut.push({ id: artifact.id, title: artifact.title, reason: `${mode} in its source: attached only when asked for, so not written as always-on` });
+      continue;
+    }
+    const print = fingerprint(artifact.body);
+    const same = finder.find(print, artifact.title);
+    if (same) {
+      leftOut.push({ id: artifact.id, title: artifact.title, reason: `says what ${same.id} says: written once` });
+      continue;
+    }
+    finder.keep(artifact, print, artifact.title);
+    kept.push(artifact);
+  }
+  return { kept, leftOut };
+}
+
+/** One piece of a file: an artifact whole, compressed, or one part of it. */
+interface Piece {
+  artifact: ExportableArtifact;
+  text: string;
+  /** 'whole', 'compressed' (light: blank lines and trailing spaces only), or 'part' of several. */
+  form: 'whole' | 'compressed' | 'part';
 }
 
 /**
- * Packs items into one file: take them in keep order, skip one that does not fit (a
- * smaller later one still may), then check the whole rendered text with the real
- * counter and give back items from the end until it fits, "Also noted" line included.
+ * An artifact as pieces that each fit a file of `room` tokens: whole when it fits; else
+ * lightly compressed (nothing said is lost); else split at paragraphs, then lines, then
+ * words, each part titled "(part i of n)". Never dropped.
  */
-function pack<T>(
-  path: string,
-  items: readonly T[],
-  artifactOf: (item: T) => ExportableArtifact,
-  render: (included: readonly T[], alsoNoted: string) => string,
-  itemText: (item: T) => string,
-  options: RuleExportOptions,
-): ExportedRuleFile {
+function piecesOf(artifact: ExportableArtifact, level: number, room: number, count: (text: string) => number): Piece[] {
+  const whole = renderItem(artifact, level);
+  if (count(whole) <= room) return [{ artifact, text: whole, form: 'whole' }];
+  const light = compressText({ text: artifact.body, kind: 'markdown' }, 'light');
+  const compressed = renderItem(artifact, level, light);
+  if (count(compressed) <= room) return [{ artifact, text: compressed, form: 'compressed' }];
+  const title = itemTitle(artifact);
+  // Room for a part's text: the room less its heading with the longest "(part n of n)".
+  const headRoom = room - count(renderItem(artifact, level, '', `${title} (part 999 of 999)`)) - 2;
+  if (headRoom < 8) throw new UserError(`A token budget of ${room} leaves no room for a part of "${title}".`, 'Raise the per-file budget.');
+  const chunks = splitToFit(light, headRoom, count);
+  return chunks.map((chunk, i) => ({ artifact, text: renderItem(artifact, level, chunk, `${title} (part ${i + 1} of ${chunks.length})`), form: 'part' as const }));
+}
+
+/** `text` cut into chunks of at most `room` tokens: at blank lines, else at line ends, else between words. */
+function splitToFit(text: string, room: number, count: (text: string) => number): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  const push = (unit: string, joiner: string): void => {
+    const joined = current === '' ? unit : `${current}${joiner}${unit}`;
+    if (count(joined) <= room) {
+      current = joined;
+      return;
+    }
+    if (current !== '') chunks.push(current);
+    current = '';
+    if (count(unit) <= room) {
+      current = unit;
+      return;
+    }
+    // A unit too long on its own: its lines, then its words.
+    const finer = unit.includes('\n') ? unit.split('\n') : unit.split(/(?<=\s)/);
+    if (finer.length === 1) {
+      // One word longer than a part (a hash, a minified line): cut by characters.
+      let rest = unit;
+      while (rest !== '') {
+        let take = rest.length;
+        while (take > 1 && count(rest.slice(0, take)) > room) take = Math.floor(take / 2);
+        chunks.push(rest.slice(0, take));
+        rest = rest.slice(take);
+      }
+      return;
+    }
+    for (const piece of finer) push(piece, unit.includes('\n') ? '\n' : '');
+  };
+  for (const paragraph of text.split(/\n{2,}/)) push(paragraph, '\n\n');
+  if (current !== '') chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Packs pieces into as many files as they need, each within the budget: first fit, in
+ * keep order, so the most important knowledge lands in the first file. `render` turns a
+ * file's pieces into its text; the exact count of that text decides.
+ */
+function packFiles(pieces: readonly Piece[], render: (pieces: readonly Piece[], index: number) => string, options: RuleExportOptions): Piece[][] {
   const { count, budget } = options;
-  const maxAlso = options.maxAlsoNoted ?? 20;
-  const included: T[] = [];
-  const dropped: T[] = [];
-  let used = count(render([], ''));
-  for (const item of items) {
-    const cost = count(itemText(item)) + 1;
-    if (used + cost <= budget) {
-      included.push(item);
-      used += cost;
-    } else {
-      dropped.push(item);
+  const files: { pieces: Piece[]; used: number }[] = [];
+  for (const piece of pieces) {
+    const cost = count(piece.text) + 1;
+    let target = files.find((file) => file.used + cost <= budget);
+    if (!target) files.push((target = { pieces: [], used: count(render([], files.length)) }));
+    target.pieces.push(piece);
+    target.used += cost;
+  }
+  // The estimate adds piece counts; the exact count of the joined text may differ a little:
+  // a file over its budget passes its last pieces on to the next file.
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
+    while (file.pieces.length > 1 && count(render(file.pieces, i)) > budget) {
+      const moved = file.pieces.pop()!;
+      if (i + 1 === files.length) files.push({ pieces: [], used: 0 });
+      files[i + 1]!.pieces.unshift(moved);
     }
   }
-  const rank = new Map(items.map((item, index) => [item, index]));
-  const byKeep = (a: T, b: T): number => rank.get(a)! - rank.get(b)!;
-  let limit = maxAlso;
-  for (;;) {
-    const content = render(included, alsoNotedLine(dropped.map(artifactOf), limit));
-    const tokens = count(content);
-    if (tokens <= budget) {
-      return { path, content, tokens, included: included.map((item) => artifactOf(item).id), dropped: dropped.map((item) => artifactOf(item).id) };
-    }
-    if (included.length > 0) {
-      dropped.push(included.pop()!);
-      dropped.sort(byKeep);
-    } else if (limit > 0) {
-      limit = Math.floor(limit / 2);
-    } else {
-      throw new UserError(
-        `A token budget of ${budget} is too small for ${path}: its header and "Also noted" line alone take ${tokens} tokens.`,
-        'Raise the per-file budget.',
-      );
-    }
-  }
+  return files.map((file) => file.pieces);
 }
 
-function fitFile(path: string, head: string, artifacts: readonly ExportableArtifact[], level: number, options: RuleExportOptions): ExportedRuleFile {
+function exported(path: string, content: string, pieces: readonly Piece[], count: (text: string) => number, dropped: string[] = []): ExportedRuleFile {
+  const ids = (form?: Piece['form']): string[] => [...new Set(pieces.filter((p) => !form || p.form === form).map((p) => p.artifact.id))];
+  return { path, content, tokens: count(content), included: ids(), compressed: ids('compressed'), split: ids('part'), dropped };
+}
+
+/** A group's files: `<base>.<ext>`, then `<base>-2.<ext>`, … each with the same front matter (the tool attaches them all). */
+function fitGroup(base: string, ext: string, head: string, artifacts: readonly ExportableArtifact[], level: number, options: RuleExportOptions): ExportedRuleFile[] {
+  const { count, budget } = options;
   const items = [...artifacts].sort(keepOrder(options.priority ?? DEFAULT_TYPE_PRIORITY));
-  const texts = new Map(items.map((artifact) => [artifact, renderItem(artifact, level)]));
-  return pack(
-    path,
-    items,
-    (artifact) => artifact,
-    (included, also) => [head, ...included.map((artifact) => texts.get(artifact)!), ...(also === '' ? [] : [also])].join('\n'),
-    (artifact) => texts.get(artifact)!,
-    options,
-  );
+  const room = budget - count(head) - 2;
+  if (room < 16) throw new UserError(`A token budget of ${budget} is too small for ${base}${ext}: its header alone takes ${count(head)} tokens.`, 'Raise the per-file budget.');
+  const pieces = items.flatMap((artifact) => piecesOf(artifact, level, room, count));
+  const render = (included: readonly Piece[]): string => [head, ...included.map((piece) => piece.text)].join('\n');
+  return packFiles(pieces, render, options).map((filePieces, index) => {
+    const path = `${base}${index === 0 ? '' : `-${index + 1}`}${ext}`;
+    return exported(path, render(filePieces), filePieces, count);
+  });
 }
 
-function fitAgents(all: readonly Item[], options: RuleExportOptions): ExportedRuleFile {
+/**
+ * AGENTS.md: tools read the one file, so what does not fit its budget goes to `AGENTS-2.md`,
+ * `AGENTS-3.md`, … beside it, and AGENTS.md ends with an "Also noted" line naming each of
+ * those files (which the agent can open) and the titles they hold.
+ */
+function fitAgents(all: readonly Item[], options: RuleExportOptions): ExportedRuleFile[] {
+  const { count, budget } = options;
   const order = keepOrder(options.priority ?? DEFAULT_TYPE_PRIORITY);
   const items = [...all].sort((a, b) => order(a.artifact, b.artifact));
-  const texts = new Map(items.map((item) => [item, renderItem(item.artifact, item.group ? 3 : 2)]));
-  const head = `${HEADER}\n\n# Project knowledge\n`;
-  const render = (included: readonly Item[], also: string): string => {
-    const parts = [head];
+  const groupOf = new Map(items.map((item) => [item.artifact, item.group]));
+  const head = (index: number): string =>
+    index === 0 ? `${HEADER}\n\n# Project knowledge\n` : `${HEADER}\n\n# Project knowledge (continued, part ${index + 1})\n\nMore of this project's knowledge; \`AGENTS.md\` holds the most important.\n`;
+  const render = (included: readonly Piece[], index: number, also = ''): string => {
+    const parts = [head(index)];
     // Global items first, then each glob group under its own heading, keep order within.
-    for (const item of included) if (!item.group) parts.push(texts.get(item)!);
-    const groups = [...new Set(included.map((item) => item.group).filter((group): group is Group => group !== null))].sort((a, b) =>
+    for (const piece of included) if (!groupOf.get(piece.artifact)) parts.push(piece.text);
+    const groups = [...new Set(included.map((piece) => groupOf.get(piece.artifact)).filter((group): group is Group => !!group))].sort((a, b) =>
       a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0,
     );
     for (const group of groups) {
       parts.push(`## When working on ${group.globs.map((glob) => `\`${glob}\``).join(', ')}\n`);
-      for (const item of included) if (item.group === group) parts.push(texts.get(item)!);
+      for (const piece of included) if (groupOf.get(piece.artifact) === group) parts.push(piece.text);
     }
     if (also !== '') parts.push(also);
     return parts.join('\n');
   };
-  // A group heading costs tokens only once; charging it to every item of the group
-  // keeps the first pass conservative, and the exact check fixes the rest.
-  const itemText = (item: Item): string =>
-    item.group ? `## When working on ${item.group.globs.join(', ')}\n${texts.get(item)!}` : texts.get(item)!;
-  return pack('AGENTS.md', items, (item) => item.artifact, render, itemText, options);
+  // A group heading is charged to every piece of its group: conservative; the exact check fixes the rest.
+  const room = budget - count(head(1)) - 24;
+  if (room < 16) throw new UserError(`A token budget of ${budget} is too small for AGENTS.md: its header alone takes ${count(head(1))} tokens.`, 'Raise the per-file budget.');
+  const pieces = items.flatMap((item) => piecesOf(item.artifact, item.group ? 3 : 2, room, count));
+  const pathOf = (index: number): string => (index === 0 ? 'AGENTS.md' : `AGENTS-${index + 1}.md`);
+  const lead = 'Also noted (more project knowledge, in files beside this one; read the one that concerns your task):';
+  // The shortest form names the files only; AGENTS.md keeps room for it whatever their number.
+  const compact = (files: number): string => `${lead} \`AGENTS-2.md\`${files > 2 ? ` to \`AGENTS-${files}.md\`` : ''}.\n`;
+  // AGENTS.md keeps room for the names of up to 20 further files (and, past that, for the range).
+  const names = (files: number): string => `${lead} ${Array.from({ length: files - 1 }, (_, i) => `\`${pathOf(i + 1)}\``).join(', ')}.\n`;
+  const reserve = count(names(21)) >= count(compact(999)) ? names(21) : compact(999);
+  const files = packFiles(pieces, (p, i) => render(p, i, i === 0 ? reserve : ''), { ...options, budget: budget - 24 });
+  if (files.length === 0) files.push([]);
+  const rest = files.slice(1);
+  const withTitles = (limit: number): string =>
+    `${lead} ${rest
+      .map((filePieces, i) => {
+        const titles = [...new Set(filePieces.map((piece) => oneLine(itemTitle(piece.artifact)).slice(0, 80)))];
+        const more = titles.length - Math.min(limit, titles.length);
+        return `\`${pathOf(i + 1)}\` (${titles.slice(0, limit).join('; ')}${more > 0 ? `${limit > 0 ? '; and ' : ''}${more} more` : ''})`;
+      })
+      .join(', ')}.\n`;
+  // As many titles as fit, so the agent knows which file to open; else the file names alone.
+  let also = rest.length === 0 ? '' : count(render(files[0]!, 0, names(files.length))) <= budget ? names(files.length) : compact(files.length);
+  for (let limit = options.maxAlsoNoted ?? 20; rest.length > 0 && limit >= 1; limit = Math.floor(limit / 2)) {
+    if (count(render(files[0]!, 0, withTitles(limit))) <= budget) {
+      also = withTitles(limit);
+      break;
+    }
+  }
+  return files.map((filePieces, index) => {
+    const movedOn = index === 0 ? [...new Set(files.slice(1).flat().map((piece) => piece.artifact.id))] : [];
+    return exported(pathOf(index), render(filePieces, index, index === 0 ? also : ''), filePieces, count, movedOn);
+  });
 }
 
 /** `src/**\/*.{ts,tsx}` → `src/**\/*.ts`, `src/**\/*.tsx` (Cursor splits globs on commas). */

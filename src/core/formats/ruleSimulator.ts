@@ -4,6 +4,11 @@
  * their tools would load for it, and the glob mistakes that make rules silently miss
  * (a space after a comma, a YAML list where a tool reads one string, a pattern that
  * matches no file, a pattern that points outside the workspace).
+ *
+ * One verdict per rule file, and it agrees with the lint: a field the tool does not read
+ * (Copilot's `applyTo` as a YAML list) does not make the file fire. For one file, only the
+ * problems of the rule files that could apply to it are listed; the whole workspace's
+ * lint is `lintRules` (`which --lint`).
  */
 import { compileGlob, type CompiledGlob, matchGlob, toActivePath } from '../assemble/paths';
 import type { Artifact } from '../model';
@@ -35,26 +40,41 @@ export interface WhichReport {
   path: string;
   artifacts: { path: ArtifactHit[]; global: number; pinned: number };
   rules: RuleHit[];
+  /** Problems of the rule files that could apply to this path (those in one of its folders). */
   problems: GlobProblem[];
+  /** Problems elsewhere in the workspace (other rule files, ledger artifacts): listed by `which --lint`. */
+  otherProblems: number;
 }
 
-/** The field each tool reads its globs from, and whether it wants one comma-separated string. */
-const GLOB_FIELD: Partial<Record<RuleFileKind, { field: string; oneString: boolean }>> = {
-  'copilot-instructions': { field: 'applyTo', oneString: true },
-  'cursor-mdc': { field: 'globs', oneString: true },
-  'claude-rules': { field: 'paths', oneString: false },
-  cline: { field: 'paths', oneString: false },
+/**
+ * The field each tool reads its globs from, and whether it reads only one string.
+ * VS Code reads `applyTo` as a scalar only (PromptHeader.applyTo → getStringAttribute, which
+ * gives undefined for a YAML sequence): a list is no `applyTo` at all. Cursor documents
+ * `globs` as one comma-separated string. Claude Code's and Cline's `paths` are lists.
+ * Sources: docs/formats.md.
+ */
+const GLOB_FIELD: Partial<Record<RuleFileKind, { field: string; oneString: boolean; tool: string }>> = {
+  'copilot-instructions': { field: 'applyTo', oneString: true, tool: 'Copilot' },
+  'cursor-mdc': { field: 'globs', oneString: true, tool: 'Cursor' },
+  'claude-rules': { field: 'paths', oneString: false, tool: 'Claude Code' },
+  cline: { field: 'paths', oneString: false, tool: 'Cline' },
 };
 
 function under(dir: string, path: string): boolean {
   return dir === '' || path === dir || path.startsWith(`${dir}/`);
 }
 
-/** Checks globs as written; returns the usable ones (trimmed). */
-function lintGlobs(where: string, field: string, raw: unknown, oneString: boolean, files: readonly string[], problems: GlobProblem[]): string[] {
+/** Checks globs as written; returns the ones the tool uses (trimmed): none from a list a tool reads as one string. */
+function lintGlobs(where: string, spec: { field: string; oneString: boolean; tool: string }, raw: unknown, files: readonly string[], problems: GlobProblem[]): string[] {
+  const { field } = spec;
   if (raw === undefined || raw === null) return [];
-  if (Array.isArray(raw) && raw.length > 0 && oneString) {
-    problems.push({ where, field, problem: `is a YAML list; this tool reads one string of comma-separated globs, e.g. ${field}: "${raw.map(String).join(',')}"` });
+  if (Array.isArray(raw) && raw.length > 0 && spec.oneString) {
+    problems.push({
+      where,
+      field,
+      problem: `is a YAML list; ${spec.tool} reads ${field} only as one string of comma-separated globs: write ${field}: "${raw.map(String).join(',')}"`,
+    });
+    return [];
   }
   const texts = Array.isArray(raw) ? raw.map((item) => stringValue(item) ?? '') : [stringValue(raw) ?? ''];
   for (const text of texts) {
@@ -94,9 +114,24 @@ function matchesAny(globs: readonly string[], path: string): string | undefined 
  * rule files with their text; `artifacts` the latest version of each chain.
  */
 export function simulateRules(path: string, workspaceFiles: readonly string[], ruleFiles: readonly SourceFile[], artifacts: readonly Artifact[]): WhichReport {
+  return simulate(path, workspaceFiles, ruleFiles, artifacts).report;
+}
+
+/** The glob problems of every rule file and path-scoped ledger artifact of the workspace (`which --lint`). */
+export function lintRules(workspaceFiles: readonly string[], ruleFiles: readonly SourceFile[], artifacts: readonly Artifact[]): GlobProblem[] {
+  return simulate('', workspaceFiles, ruleFiles, artifacts).all;
+}
+
+function simulate(
+  path: string,
+  workspaceFiles: readonly string[],
+  ruleFiles: readonly SourceFile[],
+  artifacts: readonly Artifact[],
+): { report: WhichReport; all: GlobProblem[] } {
   const target = normalizePath(path);
   const problems: GlobProblem[] = [];
-  const report: WhichReport = { path: target, artifacts: { path: [], global: 0, pinned: 0 }, rules: [], problems };
+  const report: WhichReport = { path: target, artifacts: { path: [], global: 0, pinned: 0 }, rules: [], problems: [], otherProblems: 0 };
+  const concerns = new Set<string>();
 
   const active = toActivePath(target);
   for (const artifact of artifacts) {
@@ -125,13 +160,16 @@ export function simulateRules(path: string, workspaceFiles: readonly string[], r
     if (front.error) problems.push({ where: rel, field: 'front matter', problem: front.error });
     const spec = GLOB_FIELD[match.kind];
     const raw = spec ? front.data[spec.field] : undefined;
-    const globs = spec ? globsUnder(match.appliesTo, lintGlobs(rel, spec.field, raw, spec.oneString, workspaceFiles, problems)) : [];
+    const globs = spec ? globsUnder(match.appliesTo, lintGlobs(rel, spec, raw, workspaceFiles, problems)) : [];
     const inFolder = under(match.appliesTo, target);
+    if (inFolder) concerns.add(rel);
+    const unread = Array.isArray(raw) && raw.length > 0 && spec?.oneString === true;
     const generated = file.content.slice(0, 2000).includes(GENERATED_MARKER) ? ' (generated by Context Ledger)' : '';
     const hit = (fires: boolean, why: string): void => void report.rules.push({ path: rel, kind: match.kind, fires, why: why + generated });
     switch (match.kind) {
       case 'copilot-instructions': {
         if (raw === undefined) hit(false, 'no applyTo: Copilot does not attach it on its own');
+        else if (unread) hit(false, 'applyTo is a YAML list, which Copilot does not read: never attached');
         else {
           const glob = inFolder ? matchesAny(globs, target) : undefined;
           hit(glob !== undefined, glob ? `applyTo ${glob}` : 'applyTo does not match');
@@ -144,6 +182,7 @@ export function simulateRules(path: string, workspaceFiles: readonly string[], r
           const glob = globs.length > 0 && inFolder ? matchesAny(globs, target) : undefined;
           if (glob) hit(true, `globs ${glob}`);
           else if (stringValue(front.data.description)) hit(false, `not attached; the agent may ask for it by its description ("${stringValue(front.data.description)}")`);
+          else if (unread) hit(false, 'globs is a YAML list, which Cursor does not read; no description: manual only');
           else hit(false, globs.length > 0 ? 'globs do not match' : 'manual only (no globs, no description, not alwaysApply)');
         }
         break;
@@ -171,7 +210,11 @@ export function simulateRules(path: string, workspaceFiles: readonly string[], r
     const nearest = agentsMd.reduce((a, b) => (b.length > a.length ? b : a));
     for (const rule of report.rules) if (rule.path === nearest) rule.why += '; the nearest AGENTS.md, it wins where they disagree';
   }
-  return report;
+  for (const problem of problems) {
+    if (concerns.has(problem.where)) report.problems.push(problem);
+    else report.otherProblems++;
+  }
+  return { report, all: problems };
 }
 
 /** The report as plain text (the CLI's output and the editor's read-only document). */
@@ -181,10 +224,19 @@ export function renderWhichReport(report: WhichReport): string {
   for (const a of report.artifacts.path) lines.push(`  ${a.id}  ${a.type}  ${a.title}  <- ${a.why}`);
   lines.push('', 'Rule files:');
   if (report.rules.length === 0) lines.push('  none in the workspace');
-  for (const r of report.rules) lines.push(`  ${r.fires ? 'fires  ' : 'silent '} ${r.path}  (${r.why})`);
-  if (report.problems.length > 0) {
-    lines.push('', 'Glob problems:');
-    for (const p of report.problems) lines.push(`  ${p.where} ${p.field}: ${p.problem}`);
+  // Each rule file once: its verdict, then its own problems under it.
+  for (const r of report.rules) {
+    lines.push(`  ${r.fires ? 'fires  ' : 'silent '} ${r.path}  (${r.why})`);
+    for (const p of report.problems) if (p.where === r.path) lines.push(`           ! ${p.field}: ${p.problem}`);
+  }
+  if (report.otherProblems > 0) {
+    lines.push('', `${report.otherProblems} glob ${report.otherProblems === 1 ? 'problem' : 'problems'} in rule files or ledger artifacts that do not apply here: context-ledger which --lint`);
   }
   return lines.join('\n');
+}
+
+/** `which --lint` as plain text. */
+export function renderLint(problems: readonly GlobProblem[]): string {
+  if (problems.length === 0) return 'No glob problems in the rule files or the ledger.';
+  return [`${problems.length} glob ${problems.length === 1 ? 'problem' : 'problems'}:`, ...problems.map((p) => `  ${p.where} ${p.field}: ${p.problem}`)].join('\n');
 }

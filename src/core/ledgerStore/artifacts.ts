@@ -9,6 +9,8 @@ import {
   type Conditions,
   type Scope,
   UserError,
+  adrIdFromRef,
+  canonicalAdrRefs,
   idFromRef,
 } from '../model';
 import { CONTENT_FIELDS, normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
@@ -159,7 +161,10 @@ export class Artifacts {
   }
 
   get(ref: string): Artifact | undefined {
-    return this.artifactRows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE id = ?`, [idFromRef(ref)])[0];
+    const byId = (id: string): Artifact | undefined => this.artifactRows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE id = ?`, [id])[0];
+    // "ADR 57" names the imported record adr-0057, unless an artifact has that text as its id.
+    const adr = adrIdFromRef(ref);
+    return byId(idFromRef(ref)) ?? (adr === undefined ? undefined : byId(adr));
   }
 
   /** Like get, but a missing artifact is a user error naming the reference. */
@@ -316,8 +321,10 @@ export class Artifacts {
       params.push(filter.tag);
     }
     if (filter.text) {
-      where.push("(instr(lower(title), lower(?)) > 0 OR instr(lower(body), lower(?)) > 0 OR instr(lower(id), lower(?)) > 0)");
-      params.push(filter.text, filter.text, filter.text);
+      // "ADR 57" also finds the record itself, titled "ADR-0057: …" with id adr-0057.
+      const spellings = [...new Set([filter.text, canonicalAdrRefs(filter.text)])];
+      where.push(`(${spellings.map(() => 'instr(lower(title), lower(?)) > 0 OR instr(lower(body), lower(?)) > 0 OR instr(lower(id), lower(?)) > 0').join(' OR ')})`);
+      for (const text of spellings) params.push(text, text, text);
     }
     const whereText = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     if (filter.limit !== undefined) {

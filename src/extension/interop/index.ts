@@ -211,7 +211,8 @@ async function exportAgentRules(s: Services, folder: vscode.WorkspaceFolder): Pr
     if (error instanceof UserError && /too small/.test(error.message)) throw new UserError(error.message, `Raise the setting ${RULE_FILE_BUDGET_SETTING}.`);
     throw error;
   }
-  s.logger.info(`Exported ${pick.label} to ${report.folder}: ${report.files.map((f) => `${f.path} (${f.tokens} tokens, ${f.included} artifacts, ${f.dropped} left out)`).join('; ') || 'no files'}`);
+  s.logger.info(`Exported ${pick.label} to ${report.folder}: ${report.files.map((f) => `${f.path} (${f.tokens} tokens, ${f.included} artifacts)`).join('; ') || 'no files'}`);
+  for (const l of report.leftOut) s.logger.info(`  left out ${l.id} "${l.title}": ${l.reason}`);
   for (const r of report.removed) s.logger.info(`  removed ${r} (an earlier export; no longer produced)`);
   const open = (relative: string) => () => vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, relative));
 
@@ -228,10 +229,12 @@ async function exportAgentRules(s: Services, folder: vscode.WorkspaceFolder): Pr
     if (report.refused.length === 0) void vscode.window.showInformationMessage(`Context Ledger: nothing to export — no active, reviewed global or path-scoped artifacts.${unreviewed}`);
     return;
   }
-  const dropped = report.files.reduce((n, f) => n + f.dropped, 0);
+  // Nothing is dropped for size (what does not fit goes to a further file); what is left out is
+  // left out for what it is (agent-requested, or the same knowledge as another item), named in the log.
+  const leftOut = report.leftOut.length > 0 ? `, ${report.leftOut.length} left out (not always-on, or said by another; see the log)` : '';
   const choice = await vscode.window.showInformationMessage(
     `Context Ledger: wrote ${report.files.length === 1 ? report.files[0]!.path : `${report.files.length} ${pick.label} files`} (${report.files.reduce((n, f) => n + f.included, 0)} artifacts` +
-      `${dropped ? `, ${dropped} left out to fit ${budget} tokens a file` : ''})${report.removed.length ? `, removed ${report.removed.length} from an earlier export` : ''}.${unreviewed}`,
+      `, at most ${budget} tokens a file${leftOut})${report.removed.length ? `, removed ${report.removed.length} from an earlier export` : ''}.${unreviewed}`,
     'Open',
   );
   if (choice) await open(report.files[0]!.path)();

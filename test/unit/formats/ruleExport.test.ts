@@ -105,29 +105,47 @@ describe('token budget', () => {
     art({ id: 'pinned-note', type: 'note', pinned: true, title: 'Pinned note', body: 'word '.repeat(30) }),
   ];
 
-  it('keeps every file within budget, dropping lowest priority then oldest, and names what it dropped', () => {
-    const full = exportAgentsMd(artifacts, { count, budget: 100_000 });
-    assert.deepEqual(full.dropped, []);
+  it('keeps every file within budget and drops nothing: AGENTS.md keeps the most important, AGENTS-2.md… the rest, named in "Also noted"', () => {
+    const [full] = exportAgentsMd(artifacts, { count, budget: 100_000 });
+    assert.deepEqual([full!.dropped, full!.included.length], [[], 5]);
+    const order = ['pinned-note', 'const', 'adr', 'note-new', 'note-old'];
     for (const budget of [400, 250, 200, 150, 120]) {
-      const file = exportAgentsMd(artifacts, { count, budget });
-      assert.ok(count(file.content) <= budget, `${budget}: ${count(file.content)}`);
-      assert.equal(file.tokens, count(file.content));
-      const order = ['pinned-note', 'const', 'adr', 'note-new', 'note-old'];
-      assert.deepEqual(file.included, order.slice(0, file.included.length), `${budget}`);
-      if (file.dropped.length > 0) assert.match(file.content, /Also noted \(left out to fit the token budget\): /);
+      const files = exportAgentsMd(artifacts, { count, budget });
+      for (const file of files) {
+        assert.ok(count(file.content) <= budget, `${budget} ${file.path}: ${count(file.content)}`);
+        assert.equal(file.tokens, count(file.content));
+      }
+      assert.deepEqual(files.flatMap((f) => f.included).sort(), [...order].sort(), `${budget}: every artifact is written somewhere`);
+      assert.deepEqual(files[0]!.included, order.slice(0, files[0]!.included.length), `${budget}`);
+      if (files.length > 1) {
+        assert.deepEqual(files.map((f) => f.path).slice(1), files.slice(1).map((_, i) => `AGENTS-${i + 2}.md`));
+        assert.match(files[0]!.content, /Also noted \(more project knowledge, in files beside this one.*`AGENTS-2\.md`/);
+      }
     }
-    const tight = exportAgentsMd(artifacts, { count, budget: 150 });
-    assert.deepEqual(tight.dropped, ['adr', 'note-new', 'note-old']);
-    assert.match(tight.content, /Also noted \(left out to fit the token budget\): ADR one; Newer note; Older note\.\n$/);
   });
 
-  it('shortens the "Also noted" line before giving up, and refuses a budget below the header', () => {
-    const many = Array.from({ length: 50 }, (_, i) => art({ title: `A fairly long title number ${i} about something`, body: 'word '.repeat(50) }));
-    const file = exportAgentsMd(many, { count, budget: 60 });
-    assert.ok(file.tokens <= 60);
-    assert.equal(file.included.length, 0);
-    assert.match(file.content, /Also noted \(left out to fit the token budget\): .*and 4\d more\.\n$/);
+  it('shortens the "Also noted" line, moves items on rather than dropping them, and refuses a budget below the header', () => {
+    const many = Array.from({ length: 50 }, (_, i) => art({ title: `A fairly long title number ${i} about something`, body: `word${i} `.repeat(50) }));
+    const files = exportAgentsMd(many, { count, budget: 120 });
+    assert.ok(files.every((f) => f.tokens <= 120));
+    assert.equal(new Set(files.flatMap((f) => f.included)).size, 50);
+    assert.match(files[0]!.content, /Also noted .*`AGENTS-2\.md`/);
     assert.throws(() => exportAgentsMd(many, { count, budget: 10 }), UserError);
+  });
+
+  it('an artifact longer than a whole file is split into parts across files, every word kept', () => {
+    const words = Array.from({ length: 600 }, (_, i) => `w${i}`);
+    const long = art({ id: 'long', title: 'Long rule', body: `${words.slice(0, 300).join(' ')}\n\n${words.slice(300).join(' ')}` });
+    for (const target of ['copilot', 'cursor', 'agents-md'] as const) {
+      const { files } = exportRules(target, [long, art({ id: 'short', title: 'Short rule', body: 'Brief.' })], { count, budget: 200 });
+      assert.ok(files.length > 2, `${target}: ${files.length}`);
+      for (const file of files) assert.ok(file.tokens <= 200, `${target} ${file.path}: ${file.tokens}`);
+      const all = files.map((f) => f.content).join('\n');
+      for (const word of words) assert.match(all, new RegExp(`\\b${word}\\b`), `${target}: ${word}`);
+      assert.match(all, /Long rule \(part 1 of \d+\)/);
+      assert.ok(files.some((f) => f.split.includes('long')));
+      assert.ok(files.some((f) => f.included.includes('short')));
+    }
   });
 
   it('packs 5,000 artifacts quickly', () => {
@@ -135,11 +153,31 @@ describe('token budget', () => {
       art({ type: i % 2 ? 'note' : 'decision', title: `Decision ${i}`, body: `Because ${i}.`, updatedAt: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}Z` }),
     );
     const started = performance.now();
-    const files = exportRules('copilot', many, { count, budget: 8000 });
+    const { files } = exportRules('copilot', many, { count, budget: 8000 });
     const elapsed = performance.now() - started;
-    assert.ok(files[0]!.tokens <= 8000);
-    assert.ok(files[0]!.dropped.length > 0);
+    assert.ok(files.every((f) => f.tokens <= 8000));
+    assert.equal(files.reduce((n, f) => n + f.included.length, 0), 5000);
     assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+  });
+});
+
+describe('what an export leaves out', () => {
+  it('a rule attached only on request, and the same knowledge twice; ADR numbers kept', () => {
+    const body = 'Every service call goes through the retry helper with exponential backoff and jitter, never a bare loop.';
+    const { files, leftOut } = exportRules(
+      'agents-md',
+      [
+        art({ id: 'requested', title: 'Ask for me', body: 'Only when asked.', tags: ['cursor', 'agent-requested'] }),
+        art({ id: 'global', title: 'Retries', body }),
+        // The same text re-wrapped and re-cased, path-scoped: the global one already says it everywhere.
+        art({ id: 'again', scope: 'path', paths: ['src/**'], title: 'Retries (again)', body: body.toUpperCase().replace(/ with /, '\nwith ') }),
+        art({ id: 'adr', type: 'adr', title: 'Use queues', body: 'We use queues.', extra: { adrNumber: 7 } }),
+      ],
+      { count, budget: 1000 },
+    );
+    assert.deepEqual(leftOut.map((l) => l.id).sort(), ['again', 'requested']);
+    assert.doesNotMatch(files[0]!.content, /Only when asked|Retries \(again\)/);
+    assert.match(files[0]!.content, /## ADR-0007: Use queues/);
   });
 });
 
@@ -152,7 +190,7 @@ describe('AGENTS.md export', () => {
         art({ id: 'hostile', title: '<script>alert(1)</script>\n## injected', body: '' }),
       ],
       { count, budget: 1000 },
-    );
+    )[0]!;
     assert.equal(file.path, 'AGENTS.md');
     assert.ok(file.content.startsWith('<!-- Generated by Context Ledger'));
     assert.match(file.content, /## Global rule\n\n### Big heading\n\nText\.\n\n#### Smaller\n\nMore\./);
@@ -162,7 +200,7 @@ describe('AGENTS.md export', () => {
   });
 
   it('handles an empty ledger', () => {
-    const file = exportAgentsMd([], { count, budget: 100 });
+    const file = exportAgentsMd([], { count, budget: 100 })[0]!;
     assert.deepEqual([file.included, file.dropped], [[], []]);
     assert.match(file.content, /# Project knowledge\n$/);
     assert.deepEqual(exportCopilotInstructions([], { count, budget: 100 }), []);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { TokenCounter } from '../../../src/core/tokens';
 import { cli, jsonOf, ROOT } from '../helpers';
 import { tempDir } from './shared';
 
@@ -281,5 +282,158 @@ describe('smaller CLI truths', () => {
     const first = latest(dir)[0]!;
     run(dir, 'update', first.id, '--body', 'Newer text.');
     assert.match(run(dir, 'show', first.id), new RegExp(`newer: +version 2 is the latest \\(context-ledger show ${first.chainId}-v2-[0-9A-Z]{8}\\)`));
+  });
+});
+
+describe('which tells the truth, once per file (revaer: every Copilot applyTo is a YAML list)', () => {
+  interface Which {
+    rules: { path: string; fires: boolean; why: string }[];
+    problems: { where: string; field: string; problem: string }[];
+    otherProblems: number;
+  }
+  it('a YAML-list applyTo is linted and, consistently, never fires; other files\' problems are counted, not repeated', () => {
+    const dir = workspace('revaer');
+    fs.mkdirSync(path.join(dir, 'crates', 'revaer-data', 'src'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'crates', 'revaer-data', 'src', 'lib.rs'), '');
+    importJson(dir);
+    const report = jsonOf<Which>(cli(['which', 'crates/revaer-data/src/lib.rs', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+    const data = report.rules.find((r) => r.path === '.github/instructions/revaer-data.instructions.md')!;
+    assert.equal(data.fires, false, 'VS Code reads applyTo as a string only: a list attaches nothing');
+    assert.ok(report.problems.some((p) => p.where === data.path && /YAML list/.test(p.problem)));
+    // One verdict per rule file.
+    assert.equal(new Set(report.rules.map((r) => r.path)).size, report.rules.length);
+    // The ledger's own path-scoped artifacts (imported from those files) whose globs match nothing here are not this file's problems.
+    assert.ok(!report.problems.some((p) => p.where.startsWith('ledger:')), JSON.stringify(report.problems));
+    assert.ok(report.otherProblems > 0);
+    const text = run(dir, 'which', 'crates/revaer-data/src/lib.rs');
+    assert.doesNotMatch(text, /fires +\.github\/instructions\/revaer-data/);
+    assert.equal(text.match(/revaer-data\.instructions\.md {2}\(/g)?.length, 1, text);
+    assert.match(text, /which --lint/);
+    const lint = jsonOf<{ problems: Which['problems'] }>(cli(['which', '--lint', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+    assert.equal(lint.problems.length, report.problems.length + report.otherProblems);
+    assert.ok(lint.problems.some((p) => p.where.startsWith('ledger:')));
+  });
+});
+
+describe('an ADR named as "ADR 74", "ADR-74" or "ADR-014" is ADR-0074 / ADR-0014 (revaer ADRs)', () => {
+  it('show, list --text and build resolve the reference', () => {
+    const dir = workspace('revaer');
+    importJson(dir);
+    for (const ref of ['ADR 74', 'ADR-74', 'adr-074', 'ADR-0074']) assert.match(run(dir, 'show', ref), /^ADR-0074: Temporary vendoring of yewdux/, ref);
+    assert.match(run(dir, 'list', '--text', 'ADR 14'), /adr-0014 /);
+    // The words revaer's own ADR-0073 uses for it ("superseded by ADR 074") name it in a task.
+    const build = jsonOf<{ items: { id: string; reason?: string; why?: string }[] }>(
+      cli(['build', '--db', '.context-ledger/ledger.db', '--task-title', 'Drop the vendored fork again (see ADR 74)', '--budget', '3000', '--format', 'json'], { cwd: dir }),
+    );
+    const named = build.items.find((i) => i.id === 'adr-0074');
+    assert.ok(named, JSON.stringify(build.items.map((i) => i.id)));
+    assert.match(JSON.stringify(named), /named in the task/);
+  });
+});
+
+describe('export tells the truth (hyades ADRs, eliza Cursor rules, cline rules, langfuse AGENTS.md)', () => {
+  interface ExportReport {
+    files: { path: string; tokens: number; included: number; split: number }[];
+    leftOut: { id: string; title: string; reason: string }[];
+  }
+  it('drops nothing for size, writes nothing twice, leaves out what is not active or always-on, keeps ADR numbers and heading levels', async () => {
+    const dir = workspace('hyades', 'eliza', 'langfuse', 'cline');
+    // The team keeps the same Cline rule for Copilot too (a copy, as teams do).
+    fs.mkdirSync(path.join(dir, '.github'));
+    fs.copyFileSync(path.join(dir, '.clinerules', 'network.md'), path.join(dir, '.github', 'copilot-instructions.md'));
+    // Upstream deprecates ADR 7 in its metadata table.
+    edit(path.join(dir, 'docs/architecture/decisions/007-spec-first-rest-api-v2.md'), (text) => text.replace('| Accepted | 2025-06-11 |', '| Deprecated | 2025-06-11 |'));
+    importJson(dir);
+    const budget = 1500;
+    const out = path.join(dir, 'out');
+    const report = jsonOf<ExportReport>(cli(['export', '--to', 'agents', '--out', out, '--budget', String(budget), '--format', 'json', '--db', '.context-ledger/ledger.db'], { cwd: dir }));
+    const counter = await TokenCounter.load('o200k_base');
+    const texts = report.files.map((f) => fs.readFileSync(path.join(out, f.path), 'utf8'));
+    texts.forEach((text, i) => assert.ok(counter.count(text) <= budget, `${report.files[i]!.path}: ${counter.count(text)} tokens`));
+    const all = texts.join('\n');
+    assert.ok(report.files.length > 1 && report.files[0]!.path === 'AGENTS.md');
+    // The agent can open every file AGENTS.md names.
+    for (const f of report.files.slice(1)) assert.match(texts[0]!, new RegExp(`\`${f.path.replace('.', '\\.')}\``));
+
+    // Not active, not always-on: left out.
+    assert.doesNotMatch(all, /ADR-0007|Spec first rest api v2/i, 'Deprecated in its source');
+    assert.doesNotMatch(all, /ElizaOS Memory System/, 'description-only Cursor rule: agent-requested');
+    assert.ok(report.leftOut.some((l) => l.id.includes('elizaos-core-memory') && /agent-requested/.test(l.reason)), JSON.stringify(report.leftOut));
+    // The same rule kept for two tools: written once.
+    const networkLine = fs.readFileSync(path.join(dir, '.clinerules', 'network.md'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 40 && !l.startsWith('#') && !l.startsWith('`'))[0]!;
+    assert.equal(all.split(networkLine).length - 1, 1, networkLine);
+    assert.ok(report.leftOut.some((l) => /says what .* says/.test(l.reason)));
+
+    // Nothing else left out: every active artifact's text is there, a long one in parts.
+    const leftOut = new Set(report.leftOut.map((l) => l.id));
+    for (const a of latest(dir).filter((x) => x.status === 'active' && !leftOut.has(x.id))) {
+      const line = a.body.split('\n').map((l) => l.trim()).find((l) => l.length > 30 && !/^[#|`>-]/.test(l));
+      if (line) assert.ok(all.replace(/\s+/g, ' ').includes(line.replace(/\s+/g, ' ')), `${a.id}: ${line}`);
+    }
+    assert.ok(report.files.some((f) => f.split > 0), 'eliza\'s cursor_rules.mdc is longer than a file: split');
+    assert.match(all, /\(part 1 of \d+\)/);
+    // ADR number in the title; the record's own headings stay below it.
+    assert.match(all, /## ADR-0008: [^\n]+\n(?:[^#\n][^\n]*\n|\n)*### Context\n/);
+  });
+});
+
+describe('import-folder --status: drift between the knowledge files and the ledger', () => {
+  interface Status {
+    inStep: number;
+    drift: { file: string; state: string; changes: Change[] }[];
+    detached: { id: string; file: string; reason: string }[];
+  }
+  const status = (dir: string): Status =>
+    jsonOf<Status>(cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+
+  it('names new, changed and removed files and detached entries, and writes nothing (cline, hyades)', () => {
+    const dir = workspace('cline', 'hyades');
+    const fresh = status(dir);
+    assert.ok(fresh.drift.length >= 5 && fresh.drift.every((d) => d.state === 'new'), JSON.stringify(fresh.drift.map((d) => [d.file, d.state])));
+    assert.ok(!fs.existsSync(path.join(dir, '.context-ledger', 'ledger.db')), 'nothing written');
+    importJson(dir);
+    const clean = status(dir);
+    assert.deepEqual([clean.drift, clean.detached], [[], []]);
+    assert.ok(clean.inStep >= 5);
+    assert.match(cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout, /in step with the ledger/);
+
+    // The section that holds the end of storage.md, where the upstream line lands.
+    const last = fs.readFileSync(path.join(dir, '.clinerules', 'storage.md'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l.length > 25).pop()!;
+    const storage = latest(dir).find((a) => a.source === 'import:cline:.clinerules/storage.md' && a.body.includes(last))!;
+    run(dir, 'update', storage.chainId, '--body', 'Our own wording.');
+    edit(path.join(dir, '.clinerules', 'storage.md'), (text) => `${text.trimEnd()}\n\nA line added upstream.\n`);
+    fs.rmSync(path.join(dir, '.clinerules', 'network.md'));
+    const decisions = path.join(dir, 'docs', 'architecture', 'decisions');
+    fs.copyFileSync(path.join(decisions, '008-sbom-push-with-gitlab-token.md'), path.join(decisions, '009-sbom-push-again.md'));
+    const before = latest(dir);
+    const drift = status(dir);
+    const state = Object.fromEntries(drift.drift.map((d) => [d.file, d.state]));
+    assert.deepEqual(state, {
+      '.clinerules/network.md': 'removed',
+      '.clinerules/storage.md': 'changed',
+      'docs/architecture/decisions/009-sbom-push-again.md': 'new',
+    });
+    assert.deepEqual(latest(dir), before, 'status writes nothing');
+    const text = cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
+    assert.match(text, /removed +\.clinerules\/network\.md +\(\d+ to archive\)/);
+    assert.match(text, /changed +\.clinerules\/storage\.md +\(.*1 to detach/);
+
+    importJson(dir);
+    const after = status(dir);
+    assert.deepEqual(after.drift, []);
+    assert.deepEqual(after.detached.map((d) => [d.id.replace(/-v\d+(?:-[0-9A-Z]{8})?$/, ''), d.file]), [[storage.chainId, '.clinerules/storage.md']]);
+  });
+});
+
+describe('import-folder and unrelated links', () => {
+  it('links out of the folder are one summary line, not a list, every run (cline)', () => {
+    const dir = workspace('cline');
+    const outside = tempDir('ledger-outside-');
+    for (let i = 0; i < 30; i++) fs.symlinkSync(outside, path.join(dir, `vendor-link-${i}`));
+    for (let round = 0; round < 2; round++) {
+      const text = cli(['import-folder', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
+      assert.doesNotMatch(text, /vendor-link-\d+/, text);
+      assert.equal(text.match(/symbolic link/g)?.length, 1, text);
+    }
   });
 });

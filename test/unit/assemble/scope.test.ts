@@ -1,0 +1,67 @@
+/**
+ * Path scope as the agent tools mean it: a standing rule (AGENTS.md, CLAUDE.md, Copilot,
+ * Cursor or Cline instructions, imported as conventions) applies to the files of its scope,
+ * the nearest folder's first; a record's paths only say what it concerns.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { assembleContext, renderExplain } from '../../../src/core/assemble';
+import type { LedgerStore } from '../../../src/core/store';
+import { fixedClock, memoryStore } from '../helpers';
+
+const NOW = new Date('2026-03-01T00:00:00.000Z');
+const FILLER = 'The team discussed this at length and agreed to revisit it in the next planning round. ';
+
+async function monorepo(): Promise<LedgerStore> {
+  const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+  // Nested AGENTS.md sections of two packages and of their parent folder.
+  store.createArtifact({ id: 'py-changelog', type: 'convention', scope: 'path', paths: ['python/**'], title: 'Changelog Ownership', body: 'Only release managers edit CHANGELOG.md files.' });
+  store.createArtifact({ id: 'py-agui-usage', type: 'convention', scope: 'path', paths: ['python/packages/ag-ui/**'], title: 'AG-UI Package: Usage', body: 'Run the AG-UI samples with uv run.' });
+  store.createArtifact({ id: 'dotnet-pr', type: 'convention', scope: 'path', paths: ['dotnet/**'], title: 'Pull Requests', body: 'Run dotnet format and the snapshot lifecycle tests before a pull request.' });
+  // Records that share the task's words, one scoped to another folder.
+  for (let i = 0; i < 8; i++) {
+    store.createArtifact({
+      id: `adr-${i}`,
+      type: 'adr',
+      title: `ADR-00${i}: Thread snapshot lifecycle owner session ${i}`,
+      body: `The thread snapshot lifecycle: hydration replay, resume seeding, one session object. ${`Variant ${i} weighs cost ${i * 7} against risk ${i * 3} in review. `.repeat(25)}`,
+    });
+  }
+  store.createArtifact({ id: 'adr-dotnet', type: 'adr', scope: 'path', paths: ['dotnet/**'], title: 'ADR-0099: Snapshot lifecycle in the .NET runner', body: `Thread snapshot lifecycle in .NET. ${FILLER.repeat(3)}` });
+  return store;
+}
+
+const TASK = { title: 'Give the thread snapshot lifecycle one owner', description: 'Move hydration replay and resume seeding into one session object.' };
+const PATHS = ['python/packages/ag-ui/agent_framework_ag_ui/_snapshot_session.py'];
+
+describe('path scope', () => {
+  test("a standing rule of another folder stays out while files are in play, and explain says why; a record of another folder is still ranked", async () => {
+    const store = await monorepo();
+    const result = await assembleContext(store, { budget: 4000, now: NOW, task: TASK, paths: PATHS, log: false });
+    const shown = result.items.map((i) => i.id);
+    assert.ok(!shown.includes('dotnet-pr'), 'the dotnet rule shares task words but its folder is not in play');
+    const why = result.excluded.find((e) => e.id === 'dotnet-pr');
+    assert.equal(why?.reason, 'path-mismatch');
+    assert.match(renderExplain(result), /dotnet-pr[^\n]*(its paths|match no active path)/);
+    assert.ok(shown.includes('adr-dotnet'), "a decision's paths say what it concerns: it is ranked, not excluded");
+  });
+
+  test('the task naming a rule of another folder brings it in; with no file in play nothing is excluded by scope', async () => {
+    const store = await monorepo();
+    const named = await assembleContext(store, { budget: 4000, now: NOW, task: { ...TASK, description: `${TASK.description} Follow "Pull Requests" as for dotnet-pr.` }, paths: PATHS, log: false });
+    assert.ok(named.items.some((i) => i.id === 'dotnet-pr'), 'named by its id in the task');
+    const noFiles = await assembleContext(store, { budget: 4000, now: NOW, task: TASK, paths: [], log: false });
+    assert.ok(!noFiles.excluded.some((e) => e.reason === 'path-mismatch'), noFiles.excluded.map((e) => `${e.id} ${e.reason}`).join('\n'));
+  });
+
+  test("the rules of the folders of the file in play are given whole before weaker text matches, the nearest folder's first", async () => {
+    const store = await monorepo();
+    const result = await assembleContext(store, { budget: 300, now: NOW, task: TASK, paths: PATHS, log: false });
+    const mode = (id: string) => result.items.find((i) => i.id === id)?.mode;
+    assert.equal(mode('py-agui-usage'), 'full', result.items.map((i) => `${i.id} ${i.mode} ${i.score}`).join('\n'));
+    assert.equal(mode('py-changelog'), 'full', 'the parent folder rule shares no word with the task and is still loaded');
+    const score = (id: string) => result.items.find((i) => i.id === id)!.score;
+    assert.ok(score('py-agui-usage') > score('py-changelog'), 'nearest folder first');
+    assert.ok(result.tokensUsed <= 300);
+  });
+});
