@@ -199,15 +199,16 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
   assert.equal(fs.statSync(db).mtimeMs, before, 're-import left the database file alone');
 });
 
-test('"Which Rules Apply to This File?" on an open file lists the rule files that fire and the glob mistakes', async () => {
+test('"Which Rules Apply to This File?" on an open file lists the rule files that fire, each with its glob mistakes', async () => {
   const page = wb!.page;
   await openFile(page, 'src/app.ts');
   await runCommand(page, 'Context Ledger: Which Rules Apply to This File?');
-  const text = await waitFor(() => activeEditorText(page), (t) => t.includes('Which rules apply') && t.includes('Glob problems'), 'the which-rules report');
+  const text = await waitFor(() => activeEditorText(page), (t) => t.includes('Which rules apply') && t.includes('Rule files:'), 'the which-rules report');
   assert.match(text, /fires\s+\.github\/copilot-instructions\.md/);
   assert.match(text, /fires\s+\.github\/instructions\/typescript\.instructions\.md\s+\(applyTo src\/\*\*\/\*\.ts\)/);
   assert.match(text, /silent\s+\.github\/instructions\/python\.instructions\.md/);
-  assert.match(text, /has a space after a comma/);
+  // One verdict per rule file, with its own glob problems under it.
+  assert.match(text, /silent\s+\.github\/instructions\/python\.instructions\.md[^\n]*\n\s+! applyTo: [^\n]*has a space after a comma/);
   // The imported path-scoped artifact applies too.
   assert.match(text, /1 path-scoped artifacts/);
   await screenshot(page, '04-which-rules');
