@@ -24,6 +24,7 @@ import {
   globList,
   globsUnder,
   importSource,
+  isEverythingGlob,
   normalizePath,
   scopeForGlobs,
   slugify,
@@ -167,7 +168,11 @@ class RuleReader {
     } else {
       this.scope = { scope: 'global', paths: [] };
     }
-    this.pinned = alwaysApply && match.appliesTo === '';
+    // A rule whose globs match every file (`applyTo: "**"`, which Copilot documents as "all
+    // files") is loaded by its tool whatever the files in play, exactly as Cursor's
+    // `alwaysApply: true`: both are always-on, so both are pinned.
+    const everyFile = globs.length > 0 && globs.every(isEverythingGlob);
+    this.pinned = (alwaysApply || everyFile) && match.appliesTo === '';
     this.summary = stringValue(data.description);
     const stem = match.kind === 'cline' || match.kind === 'cursor-mdc' ? slugify(baseName(path).replace(/\.[a-z]+$/i, '')) : '';
     // Cursor attaches a rule with neither alwaysApply nor globs only when the agent asks for

@@ -255,6 +255,21 @@ describe('each tool\'s own semantics, on real files', () => {
     assert.ok(web.every((a) => a.scope === 'path' && a.paths[0] === 'web/**'));
   });
 
+  it('Copilot applyTo "**" (documented as all files) is always-on, as Cursor alwaysApply: pinned; a narrower applyTo is not', () => {
+    const dir = workspace('hatchet');
+    const narrower = path.join(dir, '.github', 'instructions', 'go.instructions.md');
+    fs.writeFileSync(narrower, '---\napplyTo: "**/*.go"\n---\n\n# Go\n\nWrap errors with context.\n');
+    importJson(dir, '--from', 'copilot');
+    const all = latest(dir);
+    const everyFile = all.find((a) => a.source === 'import:copilot:.github/instructions/comments.instructions.md');
+    assert.ok(everyFile, all.map((a) => a.source).join('\n'));
+    assert.equal(everyFile.pinned, true, 'applyTo "**" is loaded for every file');
+    assert.equal(everyFile.scope, 'global');
+    const go = all.find((a) => a.source === 'import:copilot:.github/instructions/go.instructions.md')!;
+    assert.equal(go.pinned, false);
+    assert.deepEqual(go.paths, ['**/*.go']);
+  });
+
   it('Cursor: nested .cursor/rules/*.md are read for their folder; a description-only rule is agent-requested, not always-on', () => {
     const dir = workspace('hatchet');
     const nested = path.join(dir, 'frontend', '.cursor', 'rules');
