@@ -175,7 +175,21 @@ test('both edit one artifact: the conflict shows in the tree, Resolve… keeps t
   await screenshot(page, '03-conflict');
 
   await withFailureScreenshot(page, 'resolve', async () => {
-    await viewPane(page, 'Artifacts').locator('.monaco-list-row', { hasText: 'Resolve conflict…' }).first().click();
+    // The tree may redraw under the click (the mirror writer settles after the pull): a click
+    // that only selected the row is made again, as a person would.
+    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: `Resolve "${target.title}"` });
+    await waitFor(
+      async () => {
+        await viewPane(page, 'Artifacts').locator('.monaco-list-row', { hasText: 'Resolve conflict…' }).first().click();
+        return title.waitFor({ state: 'visible', timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        );
+      },
+      (shown) => shown,
+      'the Resolve quick pick after a click on "Resolve conflict…"',
+      30_000,
+    );
     await pickQuickInputItem(page, `Resolve "${target.title}"`, 'theirs', 'Keep theirs');
   });
   await waitForTreeItems(page, 'Artifacts', (all) => !all.some((i) => i.label === 'Resolve conflict…'), 20_000);
