@@ -251,7 +251,9 @@ test('"Export to Agent Rules…" writes Copilot instruction files within context
   fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'contextLedger.export.ruleFileBudget': 300 }));
   await waitFor(
     async () => {
-      await exportCopilot(page, /Context Ledger: wrote 3 Copilot instructions files/);
+      // Any export's message: until the editor has read the new settings file, an export still
+      // writes at 150 tokens (4 files), and the next attempt comes at once.
+      await exportCopilot(page, /Context Ledger: wrote \d+ Copilot instructions files/);
       return exportedFiles();
     },
     (names) => !names.includes('context-ledger-global-2.instructions.md'),
