@@ -26,6 +26,23 @@ export async function memoryStore(clock: Clock = fixedClock()): Promise<LedgerSt
   return LedgerStore.open(await loadSqlJs(), undefined, clock);
 }
 
+/** An artifact version as the CLI prints it with `--format json` (`add`, `show`, `history`, `list`, `export`). */
+export interface ArtifactJson {
+  id: string;
+  chainId: string;
+  version: number;
+  title: string;
+  body: string;
+  status: string;
+  pinned: boolean;
+  scope: string;
+  paths: string[];
+  tags: string[];
+  source: string;
+  createdAt: string;
+  extra: Record<string, unknown>;
+}
+
 export interface CliResult {
   code: number;
   stdout: string;

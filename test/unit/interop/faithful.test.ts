@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { TokenCounter } from '../../../src/core/tokens';
-import { cli, jsonOf, ROOT } from '../helpers';
+import { type ArtifactJson, cli, jsonOf, ROOT } from '../helpers';
 import { tempDir } from './shared';
 
 const FIXTURES = path.join(ROOT, 'test', 'unit', 'fixtures', 'real');
@@ -34,22 +34,6 @@ interface FormatCounts {
 interface Report {
   formats: FormatCounts[];
 }
-interface ArtifactJson {
-  id: string;
-  chainId: string;
-  version: number;
-  title: string;
-  body: string;
-  status: string;
-  pinned: boolean;
-  scope: string;
-  paths: string[];
-  tags: string[];
-  source: string;
-  createdAt: string;
-  extra: Record<string, unknown>;
-}
-
 /** A workspace holding copies of the named fixture folders, merged. */
 function workspace(...names: string[]): string {
   const dir = tempDir('ledger-faithful-');

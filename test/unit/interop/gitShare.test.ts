@@ -8,18 +8,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { cli, jsonOf } from '../helpers';
+import { type ArtifactJson, cli, jsonOf } from '../helpers';
 import { tempDir } from './shared';
-
-interface Version {
-  id: string;
-  chainId: string;
-  version: number;
-  title: string;
-  body: string;
-  status: string;
-  extra: Record<string, unknown>;
-}
 
 function git(cwd: string, args: string[]): string {
   return execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,9 +50,9 @@ describe('two clones share the ledger through git', () => {
     ok(a.run(['init']));
     const ignore = fs.readFileSync(path.join(a.dir, '.context-ledger', '.gitignore'), 'utf8');
     assert.match(ignore, /^!artifacts\/\*\*$/m);
-    const sqlite = jsonOf<Version>(ok(a.run(['add', '--type', 'decision', '--title', 'Use SQLite — 日本', '--body', 'One file.', '--format', 'json'])));
+    const sqlite = jsonOf<ArtifactJson>(ok(a.run(['add', '--type', 'decision', '--title', 'Use SQLite — 日本', '--body', 'One file.', '--format', 'json'])));
     assert.match(sqlite.id, /^decision-[0-9A-HJKMNP-TV-Z]{26}$/, 'a time-ordered random id');
-    const note = jsonOf<Version>(ok(a.run(['add', '--type', 'note', '--title', 'Deploy by hand', '--body', 'ssh and pray.', '--format', 'json'])));
+    const note = jsonOf<ArtifactJson>(ok(a.run(['add', '--type', 'note', '--title', 'Deploy by hand', '--body', 'ssh and pray.', '--format', 'json'])));
     // Only the mirror and the folder's .gitignore are for git: the database, journal, backup, lock and state stay out.
     git(a.dir, ['add', '-A']);
     assert.deepEqual(git(a.dir, ['diff', '--cached', '--name-only']).trim().split('\n').sort(), [
@@ -93,7 +83,7 @@ describe('two clones share the ledger through git', () => {
     assert.match(second.stdout, /One file, no server\./);
     assert.match(second.stdout, /Merge to main deploys\./);
     assert.doesNotMatch(second.stdout, /ssh and pray/, 'the superseded note is out');
-    const history = jsonOf<Version[]>(ok(b.run(['history', sqlite.id, '--format', 'json'])));
+    const history = jsonOf<ArtifactJson[]>(ok(b.run(['history', sqlite.id, '--format', 'json'])));
     assert.deepEqual(history.map((v) => [v.version, v.body]), [[1, 'One file.'], [2, 'One file, no server.']]);
     assert.equal(history[1]!.extra.author, 'Alice <alice@example.com>', 'a pulled version carries its git author');
     assert.equal(git(b.dir, ['status', '--porcelain']), '', 'a pull followed by build leaves the clone clean');
@@ -114,7 +104,7 @@ describe('two clones share the ledger through git', () => {
 
     // B keeps theirs: both sides are versions, the file is clean, and once pushed A has B's resolution too.
     ok(b.run(['resolve', sqlite.id, '--keep', 'mine']));
-    const bodies = jsonOf<Version[]>(ok(b.run(['history', sqlite.id, '--format', 'json']))).map((v) => v.body);
+    const bodies = jsonOf<ArtifactJson[]>(ok(b.run(['history', sqlite.id, '--format', 'json']))).map((v) => v.body);
     assert.ok(bodies.includes('Alice: SQLite with WAL.') && bodies.includes('Bob: SQLite, one writer.'), bodies.join(' | '));
     assert.equal(bodies.at(-1), 'Bob: SQLite, one writer.');
     commitAll(b.dir, 'merge');
@@ -122,7 +112,7 @@ describe('two clones share the ledger through git', () => {
     pull(a.dir);
     const onA = ok(a.run(['build', '--task-title', 'sqlite', '--budget', '2000']));
     assert.match(onA.stdout, /Bob: SQLite, one writer\./);
-    const aBodies = jsonOf<Version[]>(ok(a.run(['history', sqlite.id, '--format', 'json']))).map((v) => v.body);
+    const aBodies = jsonOf<ArtifactJson[]>(ok(a.run(['history', sqlite.id, '--format', 'json']))).map((v) => v.body);
     assert.ok(aBodies.includes('Alice: SQLite with WAL.'), 'A still has its own version');
     assert.equal(git(a.dir, ['status', '--porcelain']), '');
   });
@@ -137,7 +127,7 @@ describe('two clones share the ledger through git', () => {
     git(a.dir, ['push', '-q', 'origin', 'HEAD']);
     const b = clone(remote, path.join(root, 'b'), 'Bob');
     const same = ['add', '--type', 'learning', '--title', 'Same title', '--body', 'x', '--format', 'json'];
-    const [fromA, fromB] = [jsonOf<Version>(ok(a.run([...same]))), jsonOf<Version>(ok(b.run([...same])))];
+    const [fromA, fromB] = [jsonOf<ArtifactJson>(ok(a.run([...same]))), jsonOf<ArtifactJson>(ok(b.run([...same])))];
     assert.notEqual(fromA.id, fromB.id);
     commitAll(a.dir, 'a');
     git(a.dir, ['push', '-q']);
@@ -146,7 +136,7 @@ describe('two clones share the ledger through git', () => {
     pull(b.dir);
     assert.match(b.run(['list']).stderr, /CONFLICT learning\/same-title\.md/);
     ok(b.run(['resolve', fromB.id, '--keep', 'mine']));
-    const ids = jsonOf<Version[]>(ok(b.run(['list', '--format', 'json']))).map((v) => v.id).sort();
+    const ids = jsonOf<ArtifactJson[]>(ok(b.run(['list', '--format', 'json']))).map((v) => v.id).sort();
     assert.deepEqual(ids, [fromA.id, fromB.id].sort(), 'two artifacts, both kept');
     assert.equal(fs.readdirSync(path.join(b.dir, '.context-ledger', 'artifacts', 'learning')).length, 2);
   });
