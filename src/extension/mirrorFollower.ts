@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from '../node/ledgerFolder';
 import type { Artifact } from '../core/model';
-import { type MirrorConflict, mirrorConflicts, mirrorHasChanges, mirrorHasFiles, stateFileOf } from '../node/mirrorState';
+import { fileKey, type MirrorConflict, mirrorConflicts, mirrorHasChanges, mirrorHasFiles, stateFileOf } from '../node/mirrorState';
 import { mirrorChains, resolveMirrorConflict, syncMirror } from '../node/mirrorSync';
 import { Debouncer, DisposableBase } from './disposable';
 import { withDelayedProgress } from './progress';
@@ -36,7 +36,7 @@ export class MirrorFollower extends DisposableBase {
   private readonly conflictsChanged = this.register(new vscode.EventEmitter<vscode.WorkspaceFolder>());
   /** Fires when a folder's list of chains in conflict may have changed (after a sync or a resolve). */
   readonly onDidChangeConflicts = this.conflictsChanged.event;
-  private readonly conflictsByFolder = new Map<string, { stamp: string; conflicts: ReadonlyMap<string, MirrorConflict> }>();
+  private readonly conflictsByFolder = new Map<string, { stamp: string | undefined; conflicts: ReadonlyMap<string, MirrorConflict> }>();
 
   constructor(
     private readonly registry: LedgerRegistry,
@@ -65,7 +65,7 @@ export class MirrorFollower extends DisposableBase {
     const key = folder.uri.toString();
     const file = this.registry.databaseFile(folder);
     // Re-read when the state file changed (a sync by hand, the CLI): one stat per call, the JSON only then.
-    const stamp = stampOf(stateFileOf(file));
+    const stamp = fileKey(stateFileOf(file));
     let known = this.conflictsByFolder.get(key);
     if (!known || known.stamp !== stamp) {
       known = { stamp, conflicts: new Map(isWorkspaceLedger(file) && stamp ? mirrorConflicts(file).map((c) => [c.chainId, c]) : []) };
@@ -184,14 +184,5 @@ export class MirrorFollower extends DisposableBase {
     } finally {
       this.running.delete(key);
     }
-  }
-}
-
-function stampOf(file: string): string {
-  try {
-    const stat = fs.statSync(file);
-    return `${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return '';
   }
 }

@@ -90,7 +90,8 @@ export function readState(file: string, folder: string): SyncState {
  */
 let lastRead: { file: string; folder: string; key: string; state: SyncState } | undefined;
 
-function fileKey(file: string): string | undefined {
+/** A file's identity and state (inode, size, mtime): a changed key means the file changed; undefined when it is missing. */
+export function fileKey(file: string): string | undefined {
   try {
     const stat = fs.statSync(file);
     return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
