@@ -67,8 +67,11 @@ export interface AssembleOptions {
   fieldWeights: { title: number; tags: number; paths: number; body: number };
   fieldB: { title: number; tags: number; paths: number; body: number };
   k1: number;
-  /** Query term weights by where the term came from. */
-  queryWeights: { title: number; description: number; labels: number; paths: number };
+  /**
+   * Query term weights by where the term came from; `kinds`: the vocabulary of the change
+   * kinds of the files in play (changeKinds.ts), added for standing rules only.
+   */
+  queryWeights: { title: number; description: number; labels: number; paths: number; kinds: number };
   /** Degrade to previews and titles; off means full bodies only. */
   previews: boolean;
   titles: boolean;
