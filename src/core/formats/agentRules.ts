@@ -178,7 +178,9 @@ class RuleReader {
     // Cursor attaches a rule with neither alwaysApply nor globs only when the agent asks for
     // it by its description (or when @-mentioned, without one): never always-on.
     const mode = match.kind === 'cursor-mdc' && !alwaysApply && globs.length === 0 ? (this.summary ? 'agent-requested' : 'manual') : null;
-    this.tags = unique([match.format, ...(stem !== '' && stem !== 'clinerules' ? [stem] : []), ...(mode ? [mode] : [])]);
+    // The tool's own always-on mark is a tag too, the same one a heading's "(always)" gives.
+    const always: HeadingMark[] = alwaysApply || everyFile ? ['always'] : [];
+    this.tags = unique([match.format, ...(stem !== '' && stem !== 'clinerules' ? [stem] : []), ...(mode ? [mode] : []), ...always]);
   }
 
   private globs(): string[] {
@@ -263,11 +265,11 @@ class RuleReader {
   }
 
   /**
-   * `mark`: what the section's own heading says of it (see `headingMark`). A section marked
-   * "always" in a file its tool loads for every file of the workspace is pinned, as Cursor's
-   * `alwaysApply: true` is: the tool already loads it for every change and its authors say it
-   * applies to every change. In a nested file it keeps its folder's scope (that is where the
-   * tool loads it). Either mark stays visible as a tag.
+   * `mark`: what the section's own heading says of it (see `headingMark`), kept as a tag
+   * (`always`, `critical`) that `list`, `show` and search see. It does not pin the section:
+   * the tool gives the words no meaning of its own (it loads the whole file either way), and
+   * pinning the "(always)" sections of a real file was measured to cost a relevant section its
+   * room at small budgets while the marked one was chosen on relevance anyway (docs/formats.md).
    */
   private artifact(id: string, title: string, body: string, mark: HeadingMark | null = null): ArtifactInput {
     return {
@@ -279,7 +281,7 @@ class RuleReader {
       summary: this.summary,
       tags: mark ? unique([...this.tags, mark]) : this.tags,
       status: 'active',
-      pinned: this.pinned || (mark === 'always' && this.scope.scope === 'global' && this.match.appliesTo === ''),
+      pinned: this.pinned,
       source: this.source,
     };
   }
@@ -292,7 +294,7 @@ class RuleReader {
  * "Generation flow (critical mental model)", "Non-negotiable"). A heading that is itself a
  * rule ("Always use TypeScript") is not a mark: it says what to do, not when it applies.
  * No agent tool gives these words a meaning of its own; they are the authors' marks in a
- * file the tool loads whole, so the ledger keeps them (see `artifact`).
+ * file the tool loads whole, so the ledger keeps them, as tags (see `artifact`).
  */
 export type HeadingMark = 'always' | 'critical';
 
