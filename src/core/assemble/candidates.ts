@@ -1,7 +1,7 @@
 import { type Artifact, type Feedback, STANDING_RULE_TYPES } from '../model';
 import type { ArtifactLayer, DocInfo, LedgerIndex } from './cache';
 import { type AdmitContext, admit } from './admit';
-import { type ChangeKind, changeKindsOf, kindsNamedIn } from './changeKinds';
+import { changeKindsOf } from './changeKinds';
 import type { ActivePath, PathMatch } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
@@ -23,8 +23,6 @@ export interface Candidate {
   bm25: number;
   /** The change kinds of the files in play whose rule vocabulary is a good part of this item's text match (see KIND_SHARE). */
   changeKinds?: string[];
-  /** The change kinds of the files in play that this standing rule's title names (scored as a broad path match). */
-  kindsInTitle?: string[];
 }
 
 export interface CandidateInput {
@@ -82,9 +80,9 @@ const KIND_SHARE = 0.25;
  * applies to every test change, while a decision or a learning that mentions tests is about
  * what it says, which the task's own words must reach.
  */
-function kindScores(idx: LedgerIndex, kindsInPlay: readonly ChangeKind[], options: AssembleOptions): Array<{ name: string; scores: Float64Array }> {
+function kindScores(idx: LedgerIndex, active: readonly ActivePath[], options: AssembleOptions): Array<{ name: string; scores: Float64Array }> {
   if (options.queryWeights.kinds <= 0) return [];
-  return kindsInPlay.map((kind) => ({ name: kind.name, scores: idx.index.score(buildQuery([{ text: kind.vocabulary, weight: options.queryWeights.kinds }])) }));
+  return changeKindsOf(active).map((kind) => ({ name: kind.name, scores: idx.index.score(buildQuery([{ text: kind.vocabulary, weight: options.queryWeights.kinds }])) }));
 }
 
 /**
@@ -96,8 +94,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   const { idx, options, task, taskText, active } = input;
   const query = taskQuery(task, active, options);
   const bm25 = idx.index.score(query);
-  const kindsInPlay = changeKindsOf(active);
-  const kinds = kindScores(idx, kindsInPlay, options);
+  const kinds = kindScores(idx, active, options);
   const kindsOf = new Map<number, string[]>();
   if (kinds.length > 0) {
     for (const doc of idx.docs) {
@@ -153,9 +150,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
       leftOut.push(admitted.excluded);
       continue;
     }
-    // Only a rule the files in play do not already place by its globs; one scoped elsewhere stays out of scope.
-    const named = kindsInPlay.length > 0 && STANDING_RULE_TYPES.has(a.type) && !admitted.pathMatch && !admitted.unmatchedPath ? kindsNamedIn(a.title, kindsInPlay) : [];
-    const scored = scoreArtifact(doc, { ...admitted, kindInTitle: named.length > 0 }, scoreContext);
+    const scored = scoreArtifact(doc, admitted, scoreContext);
     const candidate: Candidate = {
       doc,
       artifact: a,
@@ -170,10 +165,8 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     };
     const byKind = kindsOf.get(doc.slot);
     if (byKind) candidate.changeKinds = byKind;
-    if (named.length > 0) candidate.kindsInTitle = named.map((k) => k.name);
-    const placed = admitted.pathMatch !== undefined || named.length > 0;
-    const evidence = queryEmpty || scored.bm25 > 0 || scored.referenced || placed || scored.proximity > 0;
-    const relevantEnough = scored.components.relevance >= options.minRelevance * options.weights.relevance || scored.referenced || placed;
+    const evidence = queryEmpty || scored.bm25 > 0 || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
+    const relevantEnough = scored.components.relevance >= options.minRelevance * options.weights.relevance || scored.referenced || admitted.pathMatch !== undefined;
     if (doc.layer !== 'fixed' && (!evidence || !relevantEnough || candidate.score <= 0)) {
       leftOut.push(candidate);
       continue;
@@ -192,8 +185,7 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
   if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
   else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
   if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
-  const kinds = [...new Set([...(c.kindsInTitle ?? []), ...(c.changeKinds ?? [])])];
-  if (kinds.length > 0) parts.push(`change kind: ${kinds.join(', ')}${c.kindsInTitle ? ' (a rule about it, by its title)' : ''}`);
+  if (c.changeKinds) parts.push(`change kind: ${c.changeKinds.join(', ')}`);
   if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
   if (c.components.feedback > 0) parts.push('marked useful');
   if (c.components.feedback < 0) parts.push('marked not useful');

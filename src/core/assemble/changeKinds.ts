@@ -1,5 +1,4 @@
 import type { ActivePath } from './paths';
-import { terms } from './text';
 
 /**
  * What every developer reads from a file's name before opening it: a change to
@@ -23,12 +22,6 @@ export interface ChangeKind {
    * the names of its file types (a rule about resource files names `.resx`).
    */
   vocabulary: string;
-  /**
-   * The words that, in a standing rule's title, say the rule is about this kind ("Testing",
-   * "Database migrations", "Markdown files"): a narrower set than the vocabulary, each a name
-   * of the kind itself, none a word a project uses for its own things.
-   */
-  titleWords: string;
 }
 
 /** The last path segment. */
@@ -72,7 +65,6 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
       // xUnit, NUnit, JUnit: `FooTests.cs`, `FooTest.java`, `FooSpec.kt`.
       is(/[a-z0-9](?:Test|Tests|Spec)\.(?:cs|fs|vb|java|kt|scala|groovy|swift|php|m)$/)(p, dir),
     vocabulary: 'test tests testing unit fixture mock assertion',
-    titleWords: 'test tests testing',
   },
   {
     name: 'database',
@@ -80,7 +72,6 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
       underFolder(p, ['migrations', 'migration', 'migrate', 'alembic', 'flyway', 'liquibase', 'prisma', 'sql', 'db', 'database'], dir) ||
       is(/\.(?:sql|prisma)$|migration/i)(p, dir),
     vocabulary: 'database migration migrations schema sql',
-    titleWords: 'database migration migrations sql',
   },
   {
     name: 'CI',
@@ -88,7 +79,6 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
       /(?:^|\/)\.github\/workflows(?:\/|$)|(?:^|\/)\.circleci(?:\/|$)|(?:^|\/)\.buildkite(?:\/|$)|(?:^|\/)eng\/pipelines(?:\/|$)/i.test(p) ||
       is(/^\.gitlab-ci\.ya?ml$|^jenkinsfile$|^azure-pipelines[^/]*\.ya?ml$|^\.travis\.ya?ml$|^bitbucket-pipelines\.ya?ml$/i)(p, dir),
     vocabulary: 'ci pipeline pipelines workflow workflows',
-    titleWords: 'ci pipeline pipelines',
   },
   {
     name: 'dependencies',
@@ -96,66 +86,44 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
       /^(?:package\.json|package-lock\.json|pnpm-lock\.yaml|yarn\.lock|go\.mod|go\.sum|cargo\.toml|cargo\.lock|pyproject\.toml|poetry\.lock|uv\.lock|setup\.py|setup\.cfg|requirements[^/]*\.txt|pipfile(?:\.lock)?|gemfile(?:\.lock)?|composer\.json|pom\.xml|build\.gradle(?:\.kts)?|directory\.packages\.props|packages\.config)$|\.(?:csproj|fsproj|vbproj)$/i,
     ),
     vocabulary: 'dependency dependencies version versions package packages',
-    titleWords: 'dependency dependencies',
   },
   {
     name: 'containers',
     match: (p, dir) => underFolder(p, ['helm', 'charts', 'k8s', 'kubernetes', 'terraform'], dir) || is(/^dockerfile|^docker-compose[^/]*\.ya?ml$|^compose\.ya?ml$|\.dockerfile$|\.tf$/i)(p, dir),
     vocabulary: 'docker container containers image deploy deployment kubernetes helm',
-    titleWords: 'docker container containers deployment kubernetes helm',
   },
   {
     name: 'documentation',
     match: is(/\.(?:md|mdx|rst|adoc)$/i),
     vocabulary: 'documentation docs readme markdown',
-    titleWords: 'documentation readme markdown',
   },
   {
     name: 'localization',
     match: (p, dir) => underFolder(p, ['locales', 'locale', 'i18n', 'l10n', 'translations', 'xlf'], dir) || is(/\.(?:resx|xlf|xliff|po|pot|strings|arb)$/i)(p, dir),
     vocabulary: 'localization translation translations resx xlf resources strings',
-    titleWords: 'localization translation translations resx xlf',
   },
   {
     name: 'API contract',
     match: is(/\.(?:proto|graphql|gql)$|^(?:openapi|swagger)[^/]*\.(?:ya?ml|json)$|\.schema\.json$/i),
     vocabulary: 'api schema contract protobuf openapi',
-    titleWords: 'protobuf openapi graphql',
   },
   {
     name: 'configuration',
     match: is(/^\.env(?:\.[\w.-]+)?$|^env\.(?:m?js|ts|mts)$/i),
     vocabulary: 'environment env variable variables configuration',
-    titleWords: 'environment env',
   },
   {
     name: 'lint',
     match: is(/^\.eslintrc|^eslint\.config\.|^\.golangci\.ya?ml$|^\.prettierrc|^prettier\.config\.|^\.editorconfig$|^ruff\.toml$|^\.rubocop\.ya?ml$|^biome\.jsonc?$|^\.stylelintrc/i),
     vocabulary: 'lint linter linting formatting style',
-    titleWords: 'lint linting linter formatting',
   },
   {
     name: 'generated code',
     match: is(/\.(?:pb|sql|gen|generated)\.go$|\.(?:g|designer|generated)\.cs$|_pb2(?:_grpc)?\.py$|\.generated\.[a-z]+$/i),
     vocabulary: 'generated generate regenerate codegen',
-    titleWords: 'generated codegen',
   },
 ];
 
-
-const titleTermsOf = new Map<ChangeKind, ReadonlySet<string>>();
-
-/** The kinds among `kinds` whose title words are in `title` (as search terms: stemmed, camelCase split). */
-export function kindsNamedIn(title: string, kinds: readonly ChangeKind[]): ChangeKind[] {
-  if (kinds.length === 0) return [];
-  const words = new Set(terms(title));
-  return kinds.filter((kind) => {
-    let own = titleTermsOf.get(kind);
-    if (!own) titleTermsOf.set(kind, (own = new Set(terms(kind.titleWords))));
-    for (const w of own) if (words.has(w)) return true;
-    return false;
-  });
-}
 
 /** The kinds of the files in play, in table order, each once. */
 export function changeKindsOf(active: readonly ActivePath[]): ChangeKind[] {

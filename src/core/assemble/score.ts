@@ -136,19 +136,7 @@ export function isReferenced(doc: DocInfo, ctx: ScoreContext): boolean {
 }
 
 /** The scoring stage for one admitted artifact: its weighted components and their sum. */
-/**
- * A standing rule whose title names the kind of a file in play ("Testing" for a test file)
- * says in words what a glob on that kind of file (`applyTo: "**\/*.test.ts"`) says in its
- * front matter: it counts as a path match of a broad glob, the specificity `matchGlob`
- * gives a glob with no folder (0.4).
- */
-export const KIND_TITLE_SPECIFICITY = 0.4;
-
-export function scoreArtifact(
-  doc: DocInfo,
-  admitted: { pathMatch: PathMatch | undefined; unmatchedPath: boolean; kindInTitle?: boolean },
-  ctx: ScoreContext,
-): Scored {
+export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | undefined; unmatchedPath: boolean }, ctx: ScoreContext): Scored {
   const a = doc.artifact;
   const { options } = ctx;
   const proximity = admitted.unmatchedPath ? pathProximity(doc.globs, ctx.active) : 0;
@@ -159,7 +147,7 @@ export function scoreArtifact(
       bm25,
       bm25Max: ctx.bm25Max,
       referenced,
-      pathSpecificity: admitted.pathMatch?.specificity ?? (admitted.kindInTitle ? KIND_TITLE_SPECIFICITY : 0),
+      pathSpecificity: admitted.pathMatch?.specificity ?? 0,
       proximity,
       unmatchedPath: admitted.unmatchedPath,
       ageDays: (ctx.now.getTime() - doc.updatedMs) / DAY_MS,
