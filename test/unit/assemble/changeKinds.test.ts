@@ -122,6 +122,22 @@ describe('change kinds in the build', () => {
     assert.ok(![...off.items].some((i) => /change kind/.test(i.reason)));
   });
 
+  test('a CI workflow in play brings in the CI rule that shares no word with the task; one scoped to another folder, and a decision, do not gain', async () => {
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'rule-ci', type: 'convention', title: 'CI pipelines', body: 'Every new pipeline job needs an owner and a timeout.' });
+    store.createArtifact({ id: 'rule-ci-web', type: 'convention', scope: 'path', paths: ['web/**'], title: 'CI for the web app', body: 'The web pipeline caches node_modules.' });
+    store.createArtifact({ id: 'dec-ci', type: 'decision', title: 'CI pipeline moved to nightly', body: 'The pipeline is nightly now.' });
+    const request = { budget: 2000, now: NOW, task: { title: 'Run the end-to-end suite less often', description: '' }, log: false } as const;
+    const ci = await assembleContext(store, { ...request, paths: ['.github/workflows/specialized-test-runner.yml'] });
+    const rule = ci.items.find((i) => i.id === 'rule-ci');
+    assert.ok(rule, ci.items.map((i) => i.id).join(', '));
+    assert.match(rule.reason, /change kind: CI/);
+    assert.ok(!ci.items.some((i) => i.id === 'rule-ci-web'), 'scoped to web/**, which is not in play');
+    assert.ok(!ci.items.some((i) => i.id === 'dec-ci'), 'a decision is not a standing rule: the kind gives it nothing');
+    const none = await assembleContext(store, { ...request, paths: ['src/runner/suite.ts'] });
+    assert.ok(!none.items.some((i) => i.id === 'rule-ci'));
+  });
+
   test('a migration in play brings in the migration rule; hostile and non-ASCII paths build without error', async () => {
     const store = await ledger();
     const result = await assembleContext(store, {
