@@ -33,7 +33,10 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   unmatchedPathArtifacts: 'rules',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
-  minRelevance: 0,
+  // The budget is a ceiling, not a target: a text match under a twentieth of the best one's,
+  // with nothing else pointing to it (not named by the task, no path match), shares a word or
+  // two with the task and is not worth the agent's reading, however much room is left.
+  minRelevance: 0.05,
   redact: true,
   redactAllow: Object.freeze([]) as unknown as string[],
   includeTaskBrief: true,
