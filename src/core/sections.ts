@@ -9,7 +9,7 @@ import { slugify } from './slug';
 export interface BodySection {
   /** The anchor: the heading's slug, unique in the body (`-2`, `-3` for repeats); `intro` for text before the first heading. */
   slug: string;
-  /** The heading's text, after the heading above it when that one is not a split point ("Testing › Flaky tests"); '' for the intro. */
+  /** The heading's text; '' for the intro. */
   heading: string;
   /** The section's text without its own heading line. */
   text: string;
@@ -75,10 +75,9 @@ function headingsOf(body: string): Heading[] {
 
 /**
  * The body's sections at the shallowest heading level that occurs at least twice (a
- * document's single `#` title is not a split point; its `##` parts are). Headings above
- * that level also start a section and name the ones below them. Text before the first
- * split point is the `intro` when it says more than a heading. Sections with no text of
- * their own are left out. Fewer than two sections: [] (the body is one unit).
+ * document's single `#` title is not a split point; its `##` parts are). Text before the
+ * first split point is the `intro` when it says more than a heading. Sections with no
+ * text of their own are left out. Fewer than two sections: [] (the body is one unit).
  */
 export function splitSections(body: string): BodySection[] {
   const headings = headingsOf(body);
@@ -92,7 +91,7 @@ export function splitSections(body: string): BodySection[] {
     }
   }
   if (depth === 0) return [];
-  const bounds = headings.filter((h) => h.level <= depth);
+  const bounds = headings.filter((h) => h.level === depth);
   const sections: BodySection[] = [];
   const used = new Map<string, number>();
   const anchor = (base: string): string => {
@@ -108,15 +107,12 @@ export function splitSections(body: string): BodySection[] {
     .join('\n')
     .trim();
   if (introText !== '') sections.push({ slug: anchor('intro'), heading: '', text: intro.trim() });
-  let above = '';
   for (let i = 0; i < bounds.length; i++) {
     const h = bounds[i]!;
     const end = i + 1 < bounds.length ? bounds[i + 1]!.start : body.length;
     const text = body.slice(h.after, end).trim();
-    if (h.level < depth) above = h.text;
     if (text === '') continue;
-    const heading = h.level === depth && above !== '' ? `${above} › ${h.text}` : h.text;
-    sections.push({ slug: anchor(slugify(h.text)), heading, text });
+    sections.push({ slug: anchor(slugify(h.text)), heading: h.text, text });
   }
   return sections.length >= 2 ? sections : [];
 }

@@ -22,6 +22,9 @@ const MAX_SPLIT = 64;
 /** How much denser than in the whole artifact the task's words must be in a section for it to be offered alone. */
 const MIN_LIFT = 2;
 
+/** A word in at most 1/DISTINCTIVE_SHARE of an artifact's sections tells them apart. */
+const DISTINCTIVE_SHARE = 3;
+
 interface SectionDoc {
   section: BodySection;
   /** The section as an artifact of its own: the parent's metadata, `<id>#<slug>`, the section's title and text. */
@@ -78,11 +81,17 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     if (split++ >= MAX_SPLIT) break;
     const sections = sectionsOf(c.artifact);
     if (sections.length === 0) continue;
+    // A task word in most sections is the artifact's topic, not a part's: it says nothing
+    // about which part matters. Words weigh by how few sections hold them (an idf within
+    // the artifact), and a section is offered only if it holds a word few others do.
+    const holders = new Map<string, number>();
+    for (const term of query.keys()) holders.set(term, sections.reduce((n, s) => n + (s.terms.has(term) ? 1 : 0), 0));
+    const distinctive = Math.max(1, Math.floor(sections.length / DISTINCTIVE_SHARE));
     const mass = sections.map((s) => {
       let m = 0;
       for (const [term, weight] of query) {
         const tf = s.terms.get(term);
-        if (tf) m += weight * index.idf(term) * (1 + Math.log(tf));
+        if (tf) m += weight * index.idf(term) * Math.log((sections.length + 1) / (holders.get(term)! + 0.5)) * (1 + Math.log(tf));
       }
       return m;
     });
@@ -91,9 +100,10 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     const length = sections.reduce((sum, s) => sum + s.artifact.body.length, 0);
     sections.forEach((s, i) => {
       const share = mass[i]! / total;
+      const gathers = [...query.keys()].some((term) => s.terms.has(term) && holders.get(term)! <= distinctive);
       // Offered only where the task's words gather: at least MIN_LIFT times as dense as in
       // the whole. A section that matches as thinly as the rest is no better a cut than the preview.
-      if (share >= MIN_LIFT * (s.artifact.body.length / length)) found.push({ ...c, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share });
+      if (gathers && share >= MIN_LIFT * (s.artifact.body.length / length)) found.push({ ...c, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share });
     });
   }
   if (found.length === 0) return;
