@@ -1,7 +1,8 @@
-import type { Artifact, Feedback } from '../model';
+import { type Artifact, type Feedback, STANDING_RULE_TYPES } from '../model';
 import type { BodySection } from '../sections';
 import type { ArtifactLayer, DocInfo, LedgerIndex } from './cache';
 import { type AdmitContext, admit } from './admit';
+import { changeKindsOf } from './changeKinds';
 import type { ActivePath, PathMatch } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
@@ -21,6 +22,8 @@ export interface Candidate {
   unmatchedPath: boolean;
   referenced: boolean;
   bm25: number;
+  /** The change kinds of the files in play whose rule vocabulary is a good part of this item's text match (see KIND_SHARE). */
+  changeKinds?: string[];
   /** For a section of a long artifact (sectionCandidates.ts): the artifact's own candidate, and which section. */
   sectionOf?: Candidate;
   section?: BodySection;
@@ -76,6 +79,24 @@ function taskQuery(task: ResolvedTask | undefined, active: readonly ActivePath[]
 }
 
 /**
+ * `explain` names a change kind for an item when the kind's vocabulary makes up at least
+ * this share of its text match: enough that without it the item would rank clearly lower.
+ */
+const KIND_SHARE = 0.25;
+
+/**
+ * The standing rules about the kinds of the files in play, by BM25F slot: each kind's
+ * vocabulary scored as a query of its own at the `kinds` weight, kept apart so `explain`
+ * can say which kind brought an item in. Only standing rules take it: a rule about tests
+ * applies to every test change, while a decision or a learning that mentions tests is about
+ * what it says, which the task's own words must reach.
+ */
+function kindScores(idx: LedgerIndex, active: readonly ActivePath[], options: AssembleOptions): Array<{ name: string; scores: Float64Array }> {
+  if (options.queryWeights.kinds <= 0) return [];
+  return changeKindsOf(active).map((kind) => ({ name: kind.name, scores: idx.index.score(buildQuery([{ text: kind.vocabulary, weight: options.queryWeights.kinds }])) }));
+}
+
+/**
  * Candidates, gating and scoring: every artifact of the ledger passes the gate (`admit`) or
  * is left out with a reason; the admitted are scored (`scoreArtifact`) and kept when some
  * evidence points to them. Rules and pins stay whatever their score.
@@ -84,6 +105,19 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   const { idx, options, task, taskText, active } = input;
   const query = taskQuery(task, active, options);
   const bm25 = idx.index.score(query);
+  const kinds = kindScores(idx, active, options);
+  const kindsOf = new Map<number, string[]>();
+  if (kinds.length > 0) {
+    for (const doc of idx.docs) {
+      if (doc.slot < 0 || !STANDING_RULE_TYPES.has(doc.artifact.type)) continue;
+      let added = 0;
+      for (const k of kinds) added += k.scores[doc.slot]!;
+      if (added <= 0) continue;
+      bm25[doc.slot]! += added;
+      const named = kinds.filter((k) => k.scores[doc.slot]! >= KIND_SHARE * bm25[doc.slot]!).map((k) => k.name);
+      if (named.length > 0) kindsOf.set(doc.slot, named);
+    }
+  }
   const queryEmpty = query.size === 0 && active.length === 0;
   const foldedTask = foldForPhrase(`${taskText} ${task?.labels.join(' ') ?? ''}`);
   const supersededBy = new Map<string, string>();
@@ -140,6 +174,8 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
       bm25: scored.bm25,
       pathMatch: admitted.pathMatch,
     };
+    const byKind = kindsOf.get(doc.slot);
+    if (byKind) candidate.changeKinds = byKind;
     const evidence = queryEmpty || scored.bm25 > 0 || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
     const relevantEnough = scored.components.relevance >= options.minRelevance * options.weights.relevance || scored.referenced || admitted.pathMatch !== undefined;
     if (doc.layer !== 'fixed' && (!evidence || !relevantEnough || candidate.score <= 0)) {
@@ -160,6 +196,7 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
   if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
   else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
   if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
+  if (c.changeKinds) parts.push(`change kind: ${c.changeKinds.join(', ')}`);
   if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
   if (c.components.feedback > 0) parts.push('marked useful');
   if (c.components.feedback < 0) parts.push('marked not useful');

@@ -21,7 +21,9 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   fieldB: Object.freeze({ title: 0.3, tags: 0.3, paths: 0.3, body: 0.75 }),
   k1: 2,
   // A label is a topic someone chose for the task ("security", "journal"): it weighs as much as a word of the description.
-  queryWeights: Object.freeze({ title: 1, description: 0.8, labels: 0.8, paths: 0.25 }),
+  // The kind of a file in play is certain, but what it says of the task is broad (every test
+  // change, not this one): its vocabulary weighs as the paths' own words do.
+  queryWeights: Object.freeze({ title: 1, description: 0.8, labels: 0.8, paths: 0.25, kinds: 0.25 }),
   previews: true,
   titles: true,
   previewChars: 140,
@@ -31,7 +33,10 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   unmatchedPathArtifacts: 'rules',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
-  minRelevance: 0,
+  // The budget is a ceiling, not a target: a text match under a twentieth of the best one's,
+  // with nothing else pointing to it (not named by the task, no path match), shares a word or
+  // two with the task and is not worth the agent's reading, however much room is left.
+  minRelevance: 0.05,
   redact: true,
   redactAllow: Object.freeze([]) as unknown as string[],
   includeTaskBrief: true,

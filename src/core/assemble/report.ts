@@ -165,7 +165,14 @@ function walkExcluded(input: ReportInput, olderVersions: readonly ExcludedItem[]
     const a = e.artifact;
     visit(a.id, 'below-threshold', () => {
       const evidence = set.queryEmpty || e.bm25 > 0 || e.referenced || e.pathMatch !== undefined || e.proximity > 0;
-      return { id: a.id, title: a.title, type: a.type, layer: e.layer, reason: 'below-threshold', score: e.score, components: e.components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' };
+      const { options } = input.build;
+      const weak = evidence && e.components.relevance < options.minRelevance * options.weights.relevance;
+      const detail = !evidence
+        ? 'nothing in the task or paths points to it'
+        : weak
+          ? `a weak text match (under ${Math.round(options.minRelevance * 100)}% of the best match's): left out however much room is left`
+          : 'score too low';
+      return { id: a.id, title: a.title, type: a.type, layer: e.layer, reason: 'below-threshold', score: e.score, components: e.components, detail };
     });
   }
   // An artifact shown by its sections is not left out; a section left out is not an artifact of the ledger.

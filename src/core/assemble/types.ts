@@ -67,8 +67,11 @@ export interface AssembleOptions {
   fieldWeights: { title: number; tags: number; paths: number; body: number };
   fieldB: { title: number; tags: number; paths: number; body: number };
   k1: number;
-  /** Query term weights by where the term came from. */
-  queryWeights: { title: number; description: number; labels: number; paths: number };
+  /**
+   * Query term weights by where the term came from; `kinds`: the vocabulary of the change
+   * kinds of the files in play (changeKinds.ts), added for standing rules only.
+   */
+  queryWeights: { title: number; description: number; labels: number; paths: number; kinds: number };
   /** Degrade to previews and titles; off means full bodies only. */
   previews: boolean;
   titles: boolean;
@@ -95,7 +98,11 @@ export interface AssembleOptions {
   unmatchedPathPenalty: number;
   /** Share of the path signal an artifact gets with no text relevance at all (0..1). */
   pathAlone: number;
-  /** Candidates with no evidence of relevance (no term, path or reference match) are left out. */
+  /**
+   * Candidates with no evidence of relevance (no term, path or reference match) are left out,
+   * and so are those whose text relevance (relative to the best match, 0..1) is under this
+   * with neither a reference nor a path match: weak matches do not fill left-over room.
+   */
   minRelevance: number;
   /** Redaction: 'off' disables; `allow` lists exact strings or /regex/ sources never redacted. */
   redact: boolean;

@@ -178,7 +178,9 @@ class RuleReader {
     // Cursor attaches a rule with neither alwaysApply nor globs only when the agent asks for
     // it by its description (or when @-mentioned, without one): never always-on.
     const mode = match.kind === 'cursor-mdc' && !alwaysApply && globs.length === 0 ? (this.summary ? 'agent-requested' : 'manual') : null;
-    this.tags = unique([match.format, ...(stem !== '' && stem !== 'clinerules' ? [stem] : []), ...(mode ? [mode] : [])]);
+    // The tool's own always-on mark is a tag too, the same one a heading's "(always)" gives.
+    const always: HeadingMark[] = alwaysApply || everyFile ? ['always'] : [];
+    this.tags = unique([match.format, ...(stem !== '' && stem !== 'clinerules' ? [stem] : []), ...(mode ? [mode] : []), ...always]);
   }
 
   private globs(): string[] {
@@ -219,7 +221,7 @@ class RuleReader {
    * The sections of `tokens` at `depth`. `outer` is the title of the section they sit in
    * (it prefixes theirs); `top` says whether these are the file's own top sections.
    */
-  private sectionsAt(tokens: readonly Token[], depth: number, outer: string | null, top: boolean): ArtifactInput[] {
+  private sectionsAt(tokens: readonly Token[], depth: number, outer: string | null, top: boolean, outerMark: HeadingMark | null = null): ArtifactInput[] {
     const sections = splitAtHeadings([...tokens], depth);
     const out: ArtifactInput[] = [];
     const fileTitle = baseName(this.path);
@@ -246,20 +248,30 @@ class RuleReader {
         const name = headingText(heading);
         title = prefix ? `${prefix}: ${name}` : name;
         idBase = idOf(this.match.format, this.fileSlug, slugify(name, 40) || 'section');
-        // A long section with headings of its own: one artifact per sub-section.
+        // A long section with headings of its own: one artifact per sub-section, each keeping the section's mark.
+        const mark = strongerMark(outerMark, headingMark(name));
         const inner = contentOf(section.tokens);
         const subDepth = inner.length > SECTION_SPLIT_CHARS ? splitDepth(section.tokens) : null;
         if (subDepth !== null && subDepth > depth) {
-          out.push(...this.sectionsAt(section.tokens, subDepth, title, false));
+          out.push(...this.sectionsAt(section.tokens, subDepth, title, false, mark));
           continue;
         }
+        out.push(this.artifact(this.ids.next(idBase), title, contentOf(section.tokens), mark));
+        continue;
       }
-      out.push(this.artifact(this.ids.next(idBase), title, contentOf(section.tokens)));
+      out.push(this.artifact(this.ids.next(idBase), title, contentOf(section.tokens), heading === null ? outerMark : null));
     }
     return out;
   }
 
-  private artifact(id: string, title: string, body: string): ArtifactInput {
+  /**
+   * `mark`: what the section's own heading says of it (see `headingMark`), kept as a tag
+   * (`always`, `critical`) that `list`, `show` and search see. It does not pin the section:
+   * the tool gives the words no meaning of its own (it loads the whole file either way), and
+   * pinning the "(always)" sections of a real file was measured to cost a relevant section its
+   * room at small budgets while the marked one was chosen on relevance anyway (docs/formats.md).
+   */
+  private artifact(id: string, title: string, body: string, mark: HeadingMark | null = null): ArtifactInput {
     return {
       id,
       type: 'convention',
@@ -267,12 +279,34 @@ class RuleReader {
       title,
       body,
       summary: this.summary,
-      tags: this.tags,
+      tags: mark ? unique([...this.tags, mark]) : this.tags,
       status: 'active',
       pinned: this.pinned,
       source: this.source,
     };
   }
+}
+
+/**
+ * How a rule file's own heading marks its section: `always` when the heading says the
+ * section applies always — "Safe Change Checklist (always)", "Always", "Rules: always" —
+ * and `critical` when it says the section is critical or mandatory ("CRITICAL: …",
+ * "Generation flow (critical mental model)", "Non-negotiable"). A heading that is itself a
+ * rule ("Always use TypeScript") is not a mark: it says what to do, not when it applies.
+ * No agent tool gives these words a meaning of its own; they are the authors' marks in a
+ * file the tool loads whole, so the ledger keeps them, as tags (see `artifact`).
+ */
+export type HeadingMark = 'always' | 'critical';
+
+export function headingMark(heading: string): HeadingMark | null {
+  const text = heading.replace(/^\s*(?:\d+[.)]\s*)+/, '').trim();
+  if (/(?:^|[([—–:-]\s*)always(?:[- ](?:apply|applies|applied|on))?\s*(?:[)\]]|$)/i.test(text)) return 'always';
+  if (/\b(?:critical|non-negotiable|mandatory)\b/i.test(text)) return 'critical';
+  return null;
+}
+
+function strongerMark(a: HeadingMark | null, b: HeadingMark | null): HeadingMark | null {
+  return a === 'always' || b === 'always' ? 'always' : (a ?? b);
 }
 
 /** Smallest heading depth at which the file splits into more than one non-empty section. */

@@ -120,6 +120,24 @@ describe('relevance ranking', () => {
     assert.throws(() => resolveOptions({ layerFloor: 2 }), /layerFloor/);
   });
 
+  test('the budget is a ceiling, not a target: with room to spare, weak matches stay out and explain says why', async () => {
+    const store = await memoryStore(fixedClock());
+    store.createArtifact({ id: 'retries', type: 'learning', title: 'Stripe webhook retries create duplicate bookings', body: 'Handlers must be idempotent; store every event id before acting on a Stripe webhook.' });
+    store.createArtifact({ id: 'idempotency', type: 'decision', title: 'Webhook handlers are idempotent', body: 'Every Stripe webhook handler stores the event id first and skips a repeated one.' });
+    // Each shares one common word with the task and nothing else: near-misses.
+    for (let i = 0; i < 12; i++) store.createArtifact({ id: `weak-${i}`, type: 'note', title: `Booking note ${i}`, body: `Bookings ${i}: deposits, nights and refunds. ${FILLER.repeat(3)}` });
+    const request = { budget: 8000, now: NOW, task: { title: 'Stripe webhook retries create duplicate bookings', description: 'Make the handler idempotent.' }, paths: [], log: false };
+    const result = await assembleContext(store, request);
+    assert.deepEqual(result.items.map((i) => i.id).sort(), ['idempotency', 'retries']);
+    assert.ok(result.tokensUsed < 1000, `${result.tokensUsed} tokens of 8000`);
+    const weak = result.excluded.find((e) => e.id === 'weak-0');
+    assert.equal(weak?.reason, 'below-threshold');
+    assert.match(renderExplain(result), /weak-0[^\n]*a weak text match \(under 5% of the best match's\): left out however much room is left/);
+    // `minRelevance` 0 fills the room as before.
+    const filled = await assembleContext(store, { ...request, options: { minRelevance: 0 } });
+    assert.ok(filled.items.filter((i) => i.id.startsWith('weak-')).length >= 10, JSON.stringify(filled.items.map((i) => i.id)));
+  });
+
   test('expected worth rises with the score on an absolute scale and is a valid option', () => {
     const options = resolveOptions({});
     assert.ok(expectedWorth(1.4, options) > 0.9);

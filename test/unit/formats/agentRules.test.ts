@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { classifyRuleFile, parseAgentRules } from '../../../src/core/formats/agentRules';
+import { classifyRuleFile, headingMark, parseAgentRules } from '../../../src/core/formats/agentRules';
+import { ROOT } from '../helpers';
 
 describe('Copilot instructions', () => {
   it('splits copilot-instructions.md by its top-most multi-section heading level, keeping the preamble', () => {
@@ -168,6 +171,66 @@ describe('CLAUDE.md, AGENTS.md, .clinerules, .claude/rules', () => {
     const elapsed = performance.now() - started;
     assert.equal(result.artifacts.length, 5000);
     assert.ok(elapsed < 3000, `took ${elapsed} ms`);
+  });
+});
+
+describe('sections their authors mark "always" or "critical"', () => {
+  // cap-js/ord's real instructions (test/unit/fixtures/real/SOURCES.md): 13 numbered sections,
+  // "## 10. Safe Change Checklist (always)" and "## 2. Generation Flow (critical mental model)".
+  const ord = fs.readFileSync(path.join(ROOT, 'test', 'unit', 'fixtures', 'real', 'cap-js-ord', '.github', 'copilot-instructions.md'), 'utf8');
+
+  it('a section marked "(always)" or "critical" keeps the mark as a tag; no section is pinned (the tool gives the words no meaning of its own); the others carry no mark', () => {
+    const { artifacts } = parseAgentRules([{ path: '.github/copilot-instructions.md', content: ord }]);
+    const byTitle = (name: string) => artifacts.find((a) => a.title.includes(name))!;
+    const always = byTitle('10. Safe Change Checklist');
+    assert.equal(always.pinned, false);
+    assert.ok(always.tags?.includes('always'));
+    assert.equal(always.scope, 'global');
+    const critical = byTitle('2. Generation Flow');
+    assert.equal(critical.pinned, false);
+    assert.ok(critical.tags?.includes('critical'));
+    assert.deepEqual(
+      artifacts.filter((a) => a.pinned).map((a) => a.id),
+      [],
+    );
+    const marked = artifacts.filter((a) => a.tags?.includes('always') || a.tags?.includes('critical'));
+    assert.equal(marked.length, 2, 'the other eleven sections carry no mark');
+  });
+
+  it('in a nested file the marked section keeps its folder scope (the tool loads it only there); a rule file scoped by paths stays scoped', () => {
+    const nested = parseAgentRules([{ path: 'packages/ord/.github/copilot-instructions.md', content: ord }]).artifacts.find((a) => a.title.includes('10. Safe Change'))!;
+    assert.equal(nested.pinned, false);
+    assert.deepEqual([nested.scope, nested.paths], ['path', ['packages/ord/**']]);
+    // Cursor's own always-on field gives the same tag (and, at the root, the pin it always gave).
+    const cursor = parseAgentRules([{ path: '.cursor/rules/taskfile.mdc', content: fs.readFileSync(path.join(ROOT, 'test', 'unit', 'fixtures', 'real', 'hatchet', '.cursor', 'rules', 'taskfile.mdc'), 'utf8') }]).artifacts[0]!;
+    assert.deepEqual([cursor.pinned, cursor.tags?.includes('always')], [true, true]);
+    assert.ok(nested.tags?.includes('always'));
+    const scoped = parseAgentRules([
+      { path: '.clinerules/db.md', content: '---\npaths:\n  - "db/**"\n---\n\n## Migrations (always)\n\nEvery migration is reversible.\n\n## Naming\n\nsnake_case tables.\n' },
+    ]).artifacts.find((a) => a.title.includes('Migrations'))!;
+    assert.equal(scoped.pinned, false);
+    assert.deepEqual(scoped.paths, ['db/**']);
+  });
+
+  it('a long marked section split at its own headings passes the mark to each part', () => {
+    const long = `## Deploy (always)\n\n### Before\n\n${'Check the release notes and the runbook. '.repeat(60)}\n\n### After\n\n${'Watch the dashboards for an hour. '.repeat(60)}\n\n## Other\n\nNothing.\n`;
+    const { artifacts } = parseAgentRules([{ path: 'AGENTS.md', content: long }]);
+    const parts = artifacts.filter((a) => a.title.includes('Deploy (always)'));
+    assert.equal(parts.length, 2, artifacts.map((a) => a.title).join(' | '));
+    assert.ok(parts.every((a) => a.tags?.includes('always')));
+    assert.ok(!artifacts.find((a) => a.title.endsWith('Other'))?.tags?.includes('always'));
+  });
+
+  it('a heading that is itself a rule, or says "not always", is no mark; non-ASCII and hostile headings are no mark', () => {
+    assert.equal(headingMark('Always use TypeScript'), null);
+    assert.equal(headingMark('Not always'), null);
+    assert.equal(headingMark('Option 1: Always Inject on Any Detection'), null);
+    assert.equal(headingMark('Immer (always)'), 'always');
+    assert.equal(headingMark('CRITICAL: Do NOT use VSTest-style `--filter` with `dotnet test`'), 'critical');
+    assert.equal(headingMark('テスト (常に)'), null);
+    assert.equal(headingMark(''), null);
+    assert.equal(headingMark('<script>always</script>'), null);
+    assert.equal(headingMark(`${'('.repeat(10_000)}always`), 'always');
   });
 });
 
