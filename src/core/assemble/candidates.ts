@@ -1,5 +1,5 @@
 import type { Artifact, Feedback } from '../model';
-import type { ArtifactLayer, DocInfo, LedgerIndex } from './cache';
+import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
 import { type AdmitContext, admit } from './admit';
 import type { ActivePath, PathMatch } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
@@ -20,6 +20,8 @@ export interface Candidate {
   unmatchedPath: boolean;
   referenced: boolean;
   bm25: number;
+  /** The latent-meaning cosine with the task when the artifact came in by meaning: no word of the task, but a cosine of at least `meaning.evidence`. */
+  meaningMatch?: number;
 }
 
 export interface CandidateInput {
@@ -74,11 +76,17 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   const query = taskQuery(task, active, options);
   const bm25 = idx.index.score(query);
   const queryEmpty = query.size === 0 && active.length === 0;
+  const meaning = options.meaning.weight > 0 && query.size > 0 ? meaningModel(idx)?.similarity(query, (term) => idx.index.idf(term)) : undefined;
   const foldedTask = foldForPhrase(`${taskText} ${task?.labels.join(' ') ?? ''}`);
   const supersededBy = new Map<string, string>();
   for (const doc of idx.docs) if (doc.artifact.supersedes) supersededBy.set(doc.artifact.supersedes, doc.artifact.id);
   let bm25Max = 0;
-  for (const doc of idx.docs) if (doc.slot >= 0 && bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
+  let meaningMax = 0;
+  for (const doc of idx.docs) {
+    if (doc.slot < 0) continue;
+    if (bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
+    if (meaning && meaning[doc.slot]! > meaningMax) meaningMax = meaning[doc.slot]!;
+  }
   const scoreContext: ScoreContext = {
     options,
     now: input.now,
@@ -88,6 +96,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     taskWords: new Set(foldedTask.split(' ')),
     bm25,
     bm25Max,
+    ...(meaning ? { meaning, meaningMax } : {}),
     active,
     feedback: input.feedback,
     isResearchTask: input.isResearchTask ?? (() => false),
@@ -129,7 +138,9 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
       bm25: scored.bm25,
       pathMatch: admitted.pathMatch,
     };
-    const evidence = queryEmpty || scored.bm25 > 0 || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
+    const meaningMatch = meaning !== undefined && scored.meaning >= options.meaning.evidence;
+    if (meaningMatch && scored.bm25 === 0) candidate.meaningMatch = scored.meaning;
+    const evidence = queryEmpty || scored.bm25 > 0 || meaningMatch || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
     const relevantEnough = scored.components.relevance >= options.minRelevance * options.weights.relevance || scored.referenced || admitted.pathMatch !== undefined;
     if (doc.layer !== 'fixed' && (!evidence || !relevantEnough || candidate.score <= 0)) {
       leftOut.push(candidate);
@@ -149,6 +160,7 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
   if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
   else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
   if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
+  if (c.meaningMatch !== undefined) parts.push(`meaning match ${c.meaningMatch.toFixed(2)}`);
   if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
   if (c.components.feedback > 0) parts.push('marked useful');
   if (c.components.feedback < 0) parts.push('marked not useful');

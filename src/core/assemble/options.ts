@@ -31,6 +31,9 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   unmatchedPathArtifacts: 'rules',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
+  // Words stay the main reading of relevance; meaning is a second one (see how-build-chooses.md). A meaning
+  // match alone lets an artifact in only at a cosine where the development sets admitted almost nothing unjudged.
+  meaning: Object.freeze({ weight: 0.3, evidence: 0.7 }),
   minRelevance: 0,
   redact: true,
   redactAllow: Object.freeze([]) as unknown as string[],
@@ -113,6 +116,7 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
     unmatchedPathArtifacts: unmatched,
     unmatchedPathPenalty: finiteNumber(p.unmatchedPathPenalty ?? d.unmatchedPathPenalty, 'unmatchedPathPenalty', 0, 100),
     pathAlone: finiteNumber(p.pathAlone ?? d.pathAlone, 'pathAlone', 0, 1),
+    meaning: mergeNumbers(d.meaning, p.meaning, 'meaning', 1),
     minRelevance: finiteNumber(p.minRelevance ?? d.minRelevance, 'minRelevance', 0, 100),
     redact: flag(p.redact, d.redact, 'redact'),
     redactAllow: [...allow],

@@ -95,6 +95,12 @@ export interface AssembleOptions {
   unmatchedPathPenalty: number;
   /** Share of the path signal an artifact gets with no text relevance at all (0..1). */
   pathAlone: number;
+  /**
+   * Matching by meaning (latent semantic analysis of the ledger's own text): `weight` is the
+   * share of text relevance that comes from it (0 = words only), `evidence` the cosine at
+   * which a meaning match alone lets an artifact compete, as a word match does.
+   */
+  meaning: { weight: number; evidence: number };
   /** Candidates with no evidence of relevance (no term, path or reference match) are left out. */
   minRelevance: number;
   /** Redaction: 'off' disables; `allow` lists exact strings or /regex/ sources never redacted. */
