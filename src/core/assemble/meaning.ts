@@ -37,6 +37,14 @@ const TERMS_PER_DOC = 48;
  */
 const MAX_TRAINING_DOCS = 500;
 
+/**
+ * Above this many artifacts the ledger is matched by its words alone: the model costs about
+ * a third of the search index's build, which at 10,000 artifacts is more than the 10% a cold
+ * build may grow (docs/benchmarks.md). Persisting the model with the term vectors would lift
+ * this cap.
+ */
+export const MAX_MODEL_DOCS = 5000;
+
 /** A term must occur in two documents to say anything about which documents go together. */
 const MIN_DOCUMENT_FREQUENCY = 2;
 
@@ -55,6 +63,7 @@ export class MeaningModel {
   /** The model for the index's documents, or undefined when the ledger is too small to learn from. */
   static build(index: SearchIndex): MeaningModel | undefined {
     const n = index.size;
+    if (n > MAX_MODEL_DOCS) return undefined;
     let rank = Math.min(MAX_RANK, Math.floor(n / DOCS_PER_DIMENSION));
     if (rank < MIN_RANK) return undefined;
 
