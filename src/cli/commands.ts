@@ -6,6 +6,7 @@ import {
   type ArtifactInput,
   type ArtifactPatch,
   artifactUrn,
+  idFromRef,
   isArtifactType,
   isScope,
   isStatus,
@@ -17,6 +18,7 @@ import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
 import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
 import { moveTaskToStage } from '../core/stages';
+import { describeMissingSection, resolveSectionRef } from '../core/sections';
 import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
 import { LedgerFile } from '../node/ledgerFile';
@@ -184,15 +186,24 @@ const listCommand: Command = {
 
 const showCommand: Command = {
   name: 'show',
-  summary: 'Show one artifact in full, by id or URN (ledger://artifact/<id>).',
-  usage: 'context-ledger show <id|urn>',
+  summary: 'Show one artifact in full, by id or URN (ledger://artifact/<id>), or one section of it (<id>#<section>).',
+  usage: 'context-ledger show <id|urn>[#<section>]',
   options: {},
   positionals: [1, 1],
   async run(context) {
-    const { artifact, latest } = await withRead(context, (store) => {
-      const found = store.requireArtifact(context.positionals[0]!);
-      return { artifact: found, latest: store.latestOfChain(found.chainId)! };
+    const { artifact, latest, section } = await withRead(context, (store) => {
+      const ref = idFromRef(context.positionals[0]!);
+      const resolved = resolveSectionRef(ref, (id) => store.getArtifact(id));
+      // Not found whole or by section: the store's own error (it knows ADR references and says what to try).
+      const found = resolved.artifact ?? store.requireArtifact(ref);
+      if (resolved.missing) throw new UserError(describeMissingSection(artifactUrn(found.id), resolved.missing), `Show the whole artifact with: context-ledger show ${found.id}`);
+      return { artifact: found, latest: store.latestOfChain(found.chainId)!, section: resolved.section };
     });
+    if (section) {
+      if (isJson(context)) return printJson(context, { id: artifact.id, section: section.slug, heading: section.heading, text: section.text });
+      context.out(`${describeArtifact(artifact)}\n  section:  ${section.heading || 'introduction'} (${artifactUrn(artifact.id)}#${section.slug})\n\n${section.text}`);
+      return;
+    }
     if (isJson(context)) return printJson(context, artifact);
     const newer = latest.id !== artifact.id ? `\n  newer:    version ${latest.version} is the latest (context-ledger show ${latest.id})` : '';
     // The formats module brings the YAML and Markdown parsers: loaded only for show, not at every start.

@@ -33,6 +33,7 @@ import {
   UserError,
   URN_PREFIX,
 } from './model';
+import { describeMissingSection, resolveSectionRef } from './sections';
 import { asUnreviewed, type AgentChannel, isUnreviewed, nextVersionId, reviewBadge } from './review';
 import { type LedgerStore, MAX_BODY_BYTES } from './store';
 import type { LiveSourcesRequest } from './sources/report';
@@ -748,10 +749,11 @@ export const getArtifactTool = defineTool({
   title: 'Get an artifact',
   description:
     `Returns the full text of one ledger artifact, by id or by its URN ${URN_PREFIX}<id> (as shown in build_context previews and search_artifacts results), ` +
+    `or of one section of it, ${URN_PREFIX}<id>#<section> (as build_context shows the parts of long rule files), ` +
     `with its type, scope, paths, tags, version and review status. Secrets in the text are masked. A body longer than ${ARTIFACT_PAGE_CHARS} characters ` +
     'comes in pages: the answer says the offset to ask for next.',
   inputSchema: args({
-    id: refSchema.describe(`The artifact id, or its URN ${URN_PREFIX}<id>.`),
+    id: refSchema.describe(`The artifact id, or its URN ${URN_PREFIX}<id>; add #<section> for one section.`),
     offset: z
       .number({ error: 'must be a whole number of characters.' })
       .int({ error: 'must be a whole number of characters.' })
@@ -784,12 +786,13 @@ export const getArtifactTool = defineTool({
   async handler(env, input) {
     return env.ledger.read((store) => {
       const ref = idFromRef(input.id);
-      const artifact = store.getArtifact(ref);
+      const { artifact, section, missing } = resolveSectionRef(ref, (id) => store.getArtifact(id));
       if (!artifact) {
         return errorResult(
           `No artifact "${ref}". Use an id or ${URN_PREFIX}<id> from build_context or search_artifacts, or search with search_artifacts.`,
         );
       }
+      if (missing) return errorResult(`${describeMissingSection(artifactUrn(artifact.id), missing)} Call get_artifact with id "${artifact.id}" for the whole text.`);
       const latest = store.latestOfChain(artifact.chainId);
       const notes: string[] = [];
       const review = reviewLine(artifact);
@@ -798,8 +801,9 @@ export const getArtifactTool = defineTool({
       const next = artifact.status === 'superseded' ? successorOf(store, artifact) : undefined;
       if (artifact.status === 'superseded') notes.push(`SUPERSEDED${successorText(env, next)}: no longer current.${next ? ' Read that one instead.' : ''}`);
       if (artifact.status === 'archived') notes.push('ARCHIVED: no longer current.');
+      if (section) notes.push(`Section "${section.heading || 'introduction'}" (${artifactUrn(artifact.id)}#${section.slug}); the whole artifact: get_artifact with id "${artifact.id}".`);
       // Masked before paging, so a page cut never splits a secret and offsets count the text sent.
-      const body = redacted(env, artifact.body);
+      const body = redacted(env, section ? section.text : artifact.body);
       const offset = input.offset ?? 0;
       if (offset > 0 && offset >= body.length) {
         return errorResult(`offset ${offset} is past the end of ${artifactUrn(artifact.id)}: its body has ${body.length} characters.`);
@@ -808,7 +812,7 @@ export const getArtifactTool = defineTool({
       const page = body.slice(offset, end);
       if (offset > 0 || end < body.length) {
         notes.push(
-          `Characters ${offset}–${end} of ${body.length}.${end < body.length ? ` More follows: call get_artifact with id "${artifact.id}" and offset ${end}.` : ' This is the end.'}`,
+          `Characters ${offset}–${end} of ${body.length}.${end < body.length ? ` More follows: call get_artifact with id "${section ? `${artifact.id}#${section.slug}` : artifact.id}" and offset ${end}.` : ' This is the end.'}`,
         );
       }
       const meta = [

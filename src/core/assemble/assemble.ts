@@ -2,6 +2,7 @@ import type { LedgerStore } from '../store';
 import { makeBuild } from './blocks';
 import { carryIndexOverOwnWrites, ledgerIndex, tokenCounter } from './cache';
 import { collectCandidates } from './candidates';
+import { addSectionCandidates } from './sectionCandidates';
 import { detectProfile, resolveProfileRules } from '../sources/profiles';
 import { compressLeftover } from './compressLeftover';
 import { fitBudget } from './degrade';
@@ -18,11 +19,13 @@ export { pathsInText } from './request';
  * 1. request: the request checked, the task resolved, the files in play gathered;
  * 2. candidates (gating, then scoring): every artifact admitted or left out with a reason,
  *    the admitted scored against the task and the paths (candidates.ts, gating.ts, score.ts);
- * 3. packing: brief, rules and pins, workflow memory, instructions, live sources, then the
+ * 3. sections: the parts of long rule files where the task's words gather, as candidates
+ *    of their own (sectionCandidates.ts);
+ * 4. packing: brief, rules and pins, workflow memory, instructions, live sources, then the
  *    task / path / global layers with roll-over and back-fill, duplicates out (packing.ts);
- * 4. compression of what only fit as a preview, with what the packing left (compressLeftover.ts);
- * 5. rendering, final count and degradation until the whole text fits (degrade.ts, renderContext.ts);
- * 6. report and log: items, layers, redactions, exclusions (report.ts).
+ * 5. compression of what only fit as a preview, with what the packing left (compressLeftover.ts);
+ * 6. rendering, final count and degradation until the whole text fits (degrade.ts, renderContext.ts);
+ * 7. report and log: items, layers, redactions, exclusions (report.ts).
  */
 export async function assembleContext(store: LedgerStore, request: AssembleRequest): Promise<AssembleResult> {
   const started = performance.now();
@@ -44,6 +47,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const isResearchTask = (): boolean =>
     (researchTask ??= detectProfile(task, resolveProfileRules(request.sources?.profileRules), request.sources?.profile).profile === 'research');
   const set = collectCandidates({ idx, options, task, taskText, active, now, feedback: store.allFeedback(), isResearchTask });
+  addSectionCandidates(set, task, idx.index, options);
   const livePlan = request.sources === undefined || !liveModule ? undefined : new liveModule.LivePlan(request.sources, task, counter, options);
   const packing = packContext({ build, budget, task, candidates: set.candidates, livePlan });
   const compressed = compressLeftover(build, packing, `${taskText}\n${task?.labels.join(' ') ?? ''}`);

@@ -1,4 +1,5 @@
 import type { Artifact, Feedback } from '../model';
+import type { BodySection } from '../sections';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
 import { type AdmitContext, admit } from './admit';
 import type { ActivePath, PathMatch } from './paths';
@@ -22,6 +23,11 @@ export interface Candidate {
   bm25: number;
   /** The latent-meaning cosine with the task when the artifact came in by meaning: no word of the task, but a cosine of at least `meaning.evidence`. */
   meaningMatch?: number;
+  /** For a section of a long artifact (sectionCandidates.ts): the artifact's own candidate, and which section. */
+  sectionOf?: Candidate;
+  section?: BodySection;
+  /** The share of the artifact's match with the task that the section holds (0..1]. */
+  sectionShare?: number;
 }
 
 export interface CandidateInput {
@@ -54,14 +60,19 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
   return b.score - a.score || b.doc.updatedMs - a.doc.updatedMs || (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : 0);
 }
 
+/** The task's own words as query sources: its title, description and labels. */
+export function taskSources(task: ResolvedTask | undefined, options: AssembleOptions): QuerySource[] {
+  if (!task) return [];
+  return [
+    { text: task.title, weight: options.queryWeights.title },
+    { text: task.description, weight: options.queryWeights.description },
+    { text: task.labels.join(' '), weight: options.queryWeights.labels },
+  ];
+}
+
 /** The weighted query: the task's title, description and labels, and the active paths' words. */
 function taskQuery(task: ResolvedTask | undefined, active: readonly ActivePath[], options: AssembleOptions): Map<string, number> {
-  const sources: QuerySource[] = [];
-  if (task) {
-    sources.push({ text: task.title, weight: options.queryWeights.title });
-    sources.push({ text: task.description, weight: options.queryWeights.description });
-    sources.push({ text: task.labels.join(' '), weight: options.queryWeights.labels });
-  }
+  const sources = taskSources(task, options);
   sources.push({ text: active.map((a) => a.path).join(' '), weight: options.queryWeights.paths, isPath: true });
   return buildQuery(sources);
 }

@@ -26,7 +26,10 @@ export function compressLeftover(build: Build, packing: Packing, queryText: stri
   const { state, entryOf, allEntries } = packing;
   const { counter } = build;
   const compressed = new Map<PackEntry, CompressedBlock>();
-  const previews = state.remaining >= MIN_COMPRESSION_GAIN ? allEntries.filter((e) => e.level === 2 && e.allowed[3] && entryOf.get(e)!.layer !== 'fixed') : [];
+  // An artifact shown by its sections already gives the parts that matter, whole.
+  const bySections = new Set(allEntries.filter((e) => e.level > 0).map((e) => entryOf.get(e)!.sectionOf).filter((c) => c !== undefined));
+  const previews =
+    state.remaining >= MIN_COMPRESSION_GAIN ? allEntries.filter((e) => e.level === 2 && e.allowed[3] && entryOf.get(e)!.layer !== 'fixed' && !bySections.has(entryOf.get(e)!)) : [];
   if (previews.length === 0) return compressed;
   // Loaded on first use, synchronously (this part must not yield): the compressors bring
   // the Markdown lexer, which builds that never compress should not load.

@@ -8,6 +8,7 @@ import { redactSecrets } from './redact';
 import { type SectionKey, SECTION_TITLES, sectionFor, taskBrief } from './render';
 import type { ResolvedTask } from './request';
 import { expectedWorth } from './score';
+import { settleSections } from './sectionCandidates';
 import type { AssembleOptions, Layer } from './types';
 import { LAYERS } from './types';
 import { instructionsFor, workflowNarrative } from './workflow';
@@ -69,10 +70,12 @@ function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate
   const entry: PackEntry = {
     key: a.id,
     // Rules and pins are worth as much as the best match; the rest by score.
-    value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options),
+    // A section is worth its share of its artifact's match (sectionCandidates.ts).
+    value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options) * (c.sectionShare ?? 1),
     updatedMs: c.doc.updatedMs,
     section: sectionFor(c.layer, a),
-    allowed: [true, options.titles || c.layer === 'fixed', options.previews || c.layer === 'fixed', true],
+    // A section is shown whole or not at all: its artifact's own title line and preview point to it.
+    allowed: c.sectionOf ? [true, false, false, true] : [true, options.titles || c.layer === 'fixed', options.previews || c.layer === 'fixed', true],
     cost: (level, wantExact) => {
       if (wantExact || (exact & (1 << level)) !== 0) {
         exact |= 1 << level;
@@ -248,6 +251,7 @@ export function packContext(input: PackInput): Packing {
   const entries = packLayers(build, candidates, entryOf, state, budget, layerBudget);
   const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
   packGreedy(allEntries, state, state.remaining);
+  settleSections(allEntries, entryOf, state);
   const duplicateOf = options.dedupe ? dropDuplicates(allEntries, entryOf, state) : new Map<PackEntry, string>();
   return { budget, state, entryOf, brief, briefCost, fixedEntries, allEntries, livePlan, liveEntries, liveUsage, workflow, instructions, layerBudget, duplicateOf };
 }

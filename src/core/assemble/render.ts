@@ -1,5 +1,6 @@
 import { type Artifact, artifactUrn } from '../model';
 import { isUnreviewed } from '../review';
+import { parseSectionRef } from '../sections';
 import { cutAtGrapheme } from './preview';
 import type { Layer } from './types';
 
@@ -116,7 +117,10 @@ function note(artifact: Artifact): string {
 }
 
 export function fullBlock(artifact: Artifact, title: string, body: string): string {
-  const head = `### ${marked(artifact, title)}\n${typeLabel(artifact)} · ${artifactUrn(artifact.id)}${note(artifact)}`;
+  // A section says where the rest of its artifact is.
+  const { id, section } = parseSectionRef(artifact.id);
+  const whole = section === undefined ? '' : ` (one section of ${artifactUrn(id)})`;
+  const head = `### ${marked(artifact, title)}\n${typeLabel(artifact)} · ${artifactUrn(artifact.id)}${whole}${note(artifact)}`;
   return body === '' ? head : `${head}\n\n${body}`;
 }
 

@@ -1,6 +1,7 @@
 import type { LiveItem } from '../sources/report';
 import type { LedgerStore } from '../store';
 import { isUnreviewed } from '../review';
+import { artifactUrn } from '../model';
 import { contentHash } from '../tokens';
 import { type Build, artifactCost, countRedactionMarkers, rendered } from './blocks';
 import { intendedLayer } from './cache';
@@ -48,8 +49,23 @@ function shownItems(input: ReportInput, tally: RedactionTally): ResultItem[] {
   };
   const packOrder = new Map(shownOrder.map((e, i) => [e, i]));
   shownOrder.sort((a, b) => sectionRank(a) - sectionRank(b) || packOrder.get(a)! - packOrder.get(b)!);
+  // The sections of one artifact are one item with its id, whether or not its own preview or title line is shown.
+  const sectionsOf = new Map<string, { at: number; first: Candidate; shown: NonNullable<ResultItem['sections']>; tokens: number; why: string[]; redacted: boolean }>();
   for (const entry of shownOrder) {
     const c = entryOf.get(entry)!;
+    if (c.sectionOf && c.section) {
+      const cost = shownCost(entry);
+      layerBudget[c.layer].used += cost;
+      const { title, memo } = rendered(build, c.artifact);
+      tally.add(memo.redactions);
+      let known = sectionsOf.get(c.sectionOf.artifact.id);
+      if (!known) sectionsOf.set(c.sectionOf.artifact.id, (known = { at: items.length, first: c, shown: [], tokens: 0, why: [], redacted: false }));
+      known.shown.push({ slug: c.section.slug, heading: c.section.heading, tokens: cost });
+      known.tokens += cost;
+      known.why.push(`section "${c.section.heading || 'introduction'}" (${Math.round((c.sectionShare ?? 1) * 100)}% of its match) at ${artifactUrn(c.artifact.id)}`);
+      if (memo.redactionCount > 0 || title !== c.artifact.title) known.redacted = true;
+      continue;
+    }
     const { title, memo } = rendered(build, c.artifact);
     let mode: ItemMode = entry.level === 3 ? 'full' : entry.level === 2 ? 'preview' : 'title';
     let reason = explainCandidate(c, task);
@@ -93,6 +109,43 @@ function shownItems(input: ReportInput, tally: RedactionTally): ResultItem[] {
     });
     layerBudget[c.layer].used += shownCost(entry);
   }
+  // Sections join their artifact's item, or stand for it where the first of them is.
+  const standalone: Array<{ at: number; item: ResultItem }> = [];
+  for (const [id, s] of sectionsOf) {
+    const parent = s.first.sectionOf!;
+    const reason = `shown by ${s.why.join(', ')}`;
+    const item = items.find((i) => i.id === id);
+    if (item) {
+      // Its title line with its sections says more than a title: a cut of the body, like a preview.
+      item.mode = 'preview';
+      item.tokens += s.tokens;
+      item.sections = s.shown;
+      item.reason += `; ${reason}`;
+      if (s.redacted) item.redacted = true;
+      continue;
+    }
+    const unreviewed = isUnreviewed(parent.artifact);
+    standalone.push({
+      at: s.at,
+      item: {
+        id,
+        chainId: parent.artifact.chainId,
+        title: rendered(build, parent.artifact).title,
+        type: parent.artifact.type,
+        // A section is a cut of the body: never reported as the whole.
+        mode: 'preview',
+        layer: parent.layer,
+        tokens: s.tokens,
+        score: round(parent.score),
+        components: roundComponents(parent.components),
+        reason: `${explainCandidate(parent, task)}; ${reason}`,
+        sections: s.shown,
+        ...(s.redacted ? { redacted: true } : {}),
+        ...(unreviewed ? { unreviewed: true, source: parent.artifact.source } : {}),
+      },
+    });
+  }
+  for (const { at, item } of standalone.reverse()) items.splice(at, 0, item);
   return items;
 }
 
@@ -115,9 +168,16 @@ function walkExcluded(input: ReportInput, olderVersions: readonly ExcludedItem[]
       return { id: a.id, title: a.title, type: a.type, layer: e.layer, reason: 'below-threshold', score: e.score, components: e.components, detail: evidence ? 'score too low' : 'nothing in the task or paths points to it' };
     });
   }
+  // An artifact shown by its sections is not left out; a section left out is not an artifact of the ledger.
+  const shownBySections = new Set<Candidate>();
+  for (const entry of packing.allEntries) {
+    const parent = entryOf.get(entry)!.sectionOf;
+    if (parent && entry.level > 0) shownBySections.add(parent);
+  }
   for (const entry of packing.allEntries) {
     if (entry.level > 0) continue;
     const c = entryOf.get(entry)!;
+    if (c.sectionOf || shownBySections.has(c)) continue;
     const same = duplicateOf.get(entry);
     visit(c.artifact.id, same ? 'duplicate' : 'budget', () => ({
       id: c.artifact.id,
@@ -132,7 +192,7 @@ function walkExcluded(input: ReportInput, olderVersions: readonly ExcludedItem[]
   }
   const inPack = new Set<Candidate>(packing.allEntries.map((e) => entryOf.get(e)!));
   for (const c of set.candidates) {
-    if (inPack.has(c)) continue;
+    if (inPack.has(c) || c.sectionOf) continue;
     visit(c.artifact.id, 'budget', () => ({ id: c.artifact.id, title: c.artifact.title, type: c.artifact.type, layer: c.layer, reason: 'budget', score: round(c.score), components: roundComponents(c.components), detail: 'ranked below what could ever fit' }));
   }
   for (const e of olderVersions) visit(e.id, e.reason, () => e);
@@ -244,7 +304,7 @@ export function reportResult(input: ReportInput, startedMs: number): { result: A
     },
     layers: layerBudget,
     redactions: { count: tally.count, kinds: sortKeys(tally.kinds) },
-    candidates: set.candidates.length,
+    candidates: set.candidates.filter((c) => !c.sectionOf).length,
     durationMs: 0,
     outputHash: contentHash(fitted.text),
     invalidGlobs: set.invalidGlobs,

@@ -182,6 +182,11 @@ export interface ResultItem {
   source?: string;
   /** A module memory whose paths changed in commits after its last update (src/core/git.ts markStale). */
   stale?: StaleFlag;
+  /**
+   * Shown by its sections (mode `preview`): the parts of a long artifact that match the
+   * task, each whole, at `ledger://artifact/<id>#<slug>`.
+   */
+  sections?: Array<{ slug: string; heading: string; tokens: number }>;
   /** Shown compressed (mode `preview`): the full text did not fit, the budget left had room for more than a preview. */
   compression?: { level: 'medium' | 'heavy'; ratio: number; tokensBefore: number };
 }

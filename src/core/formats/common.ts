@@ -5,6 +5,9 @@
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { ArtifactInput } from '../model';
+import { slugify } from '../slug';
+
+export { slugify };
 
 /** The formats the importers understand. */
 export const IMPORT_FORMATS = ['ctx', 'adr', 'copilot', 'cursor', 'claude', 'agents-md', 'cline'] as const;
@@ -280,23 +283,6 @@ export function isoDate(value: unknown): string | null {
 
 // ---------------------------------------------------------------------------
 // Slugs, ids, titles
-
-/**
- * ASCII slug: accents folded, everything but [a-z0-9] collapsed to '-', at most `max`
- * characters (cut at a '-' when one is near). May be empty (an all-CJK title).
- */
-export function slugify(text: string, max = 60): string {
-  const folded = text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  if (folded.length <= max) return folded;
-  const cut = folded.slice(0, max);
-  const dash = cut.lastIndexOf('-');
-  return (dash >= max / 2 ? cut.slice(0, dash) : cut).replace(/-+$/, '');
-}
 
 /** First `length` hex digits of the SHA-256 of `text`: short, stable disambiguators. */
 export function shortHash(text: string, length = 8): string {

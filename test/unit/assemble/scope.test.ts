@@ -65,3 +65,22 @@ describe('path scope', () => {
     assert.ok(result.tokensUsed <= 300);
   });
 });
+
+describe('rules and pins within their share', () => {
+  test('every pin is named, but full text beyond the fixed share goes to what the task is about', async () => {
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    for (let i = 0; i < 4; i++) {
+      store.createArtifact({ id: `pin-${i}`, type: 'convention', pinned: true, title: `House style ${i}`, body: `Prefer tabs in ${['YAML', 'Makefiles', 'Go', 'shell'][i]} files. ${FILLER.repeat(14)}` });
+    }
+    // Three decisions the task is about: more than the knowledge layers' share can give in full.
+    for (const [id, what] of [['retry', 'retry with exponential backoff and jitter'], ['idempotency', 'carry idempotency keys on every retry'], ['provider', 'respect the provider rate limit on retries']] as const) {
+      store.createArtifact({ id: `webhook-${id}`, type: 'decision', title: `Payment webhooks ${what}`, body: `Payment webhook deliveries ${what}. ${FILLER.repeat(14)}` });
+    }
+    const result = await assembleContext(store, { budget: 1100, now: NOW, task: { title: 'Fix payment webhook retries', description: 'Webhook retries hammer the provider: add backoff and idempotency keys.' }, log: false });
+    assert.ok(result.tokensUsed <= 1100);
+    const mode = (id: string) => result.items.find((i) => i.id === id)?.mode;
+    for (const id of ['webhook-retry', 'webhook-idempotency', 'webhook-provider']) assert.equal(mode(id), 'full', result.items.map((i) => `${i.id}:${i.mode}`).join(' '));
+    for (let i = 0; i < 4; i++) assert.ok(mode(`pin-${i}`) !== undefined, `pin-${i} is at least named`);
+    assert.ok([0, 1, 2, 3].every((i) => mode(`pin-${i}`) !== 'full'), 'no pin gets its full text before the decisions the task is about');
+  });
+});

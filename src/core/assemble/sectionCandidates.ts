@@ -1,0 +1,144 @@
+import { type Artifact, STANDING_RULE_TYPES } from '../model';
+import { type BodySection, sectionRef, splitSections } from '../sections';
+import { contentHash } from '../tokens';
+import { type Candidate, type CandidateSet, compareCandidates, taskSources } from './candidates';
+import { type PackEntry, type PackState, packGreedy } from './pack';
+import { INDEX_BODY_CHARS, type SearchIndex, buildQuery } from './relevance';
+import type { ResolvedTask } from './request';
+import type { AssembleOptions } from './types';
+import { forEachTerm } from './text';
+
+/**
+ * Bodies shorter than this (about 1,000 tokens, half the smallest budget people use) are
+ * given whole or not at all. A longer one is also retrieved by its sections: the one part
+ * of a long instructions file that matters should not arrive as the file's first lines
+ * while weaker, shorter items get their full text.
+ */
+export const SECTION_MIN_CHARS = 4_000;
+
+/** At most this many long candidates, best first, are split per build: what ranks lower cannot reach the text anyway. */
+const MAX_SPLIT = 64;
+
+/** How much denser than in the whole artifact the task's words must be in a section for it to be offered alone. */
+const MIN_LIFT = 2;
+
+/** A word in at most 1/DISTINCTIVE_SHARE of an artifact's sections tells them apart. */
+const DISTINCTIVE_SHARE = 3;
+
+interface SectionDoc {
+  section: BodySection;
+  /** The section as an artifact of its own: the parent's metadata, `<id>#<slug>`, the section's title and text. */
+  artifact: Artifact;
+  /** Its heading's and text's terms, counted. */
+  terms: Map<string, number>;
+}
+
+/** Artifact objects live as long as the store's generation: a warm build splits and counts nothing again. */
+const splits = new WeakMap<Artifact, SectionDoc[]>();
+
+function sectionsOf(a: Artifact): SectionDoc[] {
+  let known = splits.get(a);
+  if (known === undefined) {
+    known =
+      a.body.length < SECTION_MIN_CHARS
+        ? []
+        : splitSections(a.body).map((section) => {
+            const title = section.heading === '' ? a.title : `${a.title} › ${section.heading}`;
+            const artifact: Artifact = { ...a, id: sectionRef(a.id, section.slug), title, body: section.text, summary: null, contentHash: contentHash(section.text) };
+            const terms = new Map<string, number>();
+            const count = (term: string): void => void terms.set(term, (terms.get(term) ?? 0) + 1);
+            forEachTerm(section.heading, count);
+            forEachTerm(section.text.length > INDEX_BODY_CHARS ? section.text.slice(0, INDEX_BODY_CHARS) : section.text, count);
+            return { section, artifact, terms };
+          });
+    splits.set(a, known);
+  }
+  return known;
+}
+
+/**
+ * The sections stage: the sections of each long candidate that hold part of its match
+ * with the task. A section is worth the share of its artifact's match it holds (the
+ * task's words in it, weighted by their rarity in the ledger, repeats counting less and
+ * less): the artifact's worth is
+ * divided among its parts, so a section never outranks its artifact, and the one part
+ * where the task's words are costs a fraction of the whole. A section is shown whole or
+ * not at all, beside its artifact's preview, never beside its full text (`settleSections`).
+ */
+export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, index: SearchIndex, options: AssembleOptions): void {
+  // The paths say an artifact applies; the task's own words say which part of it matters.
+  const query = buildQuery(taskSources(task, options));
+  const found: Candidate[] = [];
+  if (query.size === 0) return;
+  const { candidates } = set;
+  let split = 0;
+  for (const c of candidates) {
+    // Rules and pins are given by their own tier; a section of one would be said twice.
+    // Only standing rules are split: a rule file is a set of rules, each section standing
+    // alone (as the AGENTS.md importer splits it), while a decision or a design note is an
+    // argument whose parts lean on each other (context, options, outcome) and is read whole.
+    if (c.layer === 'fixed' || !STANDING_RULE_TYPES.has(c.artifact.type) || c.artifact.body.length < SECTION_MIN_CHARS) continue;
+    if (split++ >= MAX_SPLIT) break;
+    const sections = sectionsOf(c.artifact);
+    if (sections.length === 0) continue;
+    // A task word in most sections is the artifact's topic, not a part's: it says nothing
+    // about which part matters. Words weigh by how few sections hold them (an idf within
+    // the artifact), and a section is offered only if it holds a word few others do.
+    const holders = new Map<string, number>();
+    for (const term of query.keys()) holders.set(term, sections.reduce((n, s) => n + (s.terms.has(term) ? 1 : 0), 0));
+    const distinctive = Math.max(1, Math.floor(sections.length / DISTINCTIVE_SHARE));
+    const mass = sections.map((s) => {
+      let m = 0;
+      for (const [term, weight] of query) {
+        const tf = s.terms.get(term);
+        if (tf) m += weight * index.idf(term) * Math.log((sections.length + 1) / (holders.get(term)! + 0.5)) * (1 + Math.log(tf));
+      }
+      return m;
+    });
+    const total = mass.reduce((sum, m) => sum + m, 0);
+    if (total <= 0) continue;
+    const length = sections.reduce((sum, s) => sum + s.artifact.body.length, 0);
+    sections.forEach((s, i) => {
+      const share = mass[i]! / total;
+      const gathers = [...query.keys()].some((term) => s.terms.has(term) && holders.get(term)! <= distinctive);
+      // Offered only where the task's words gather: at least MIN_LIFT times as dense as in
+      // the whole. A section that matches as thinly as the rest is no better a cut than the preview.
+      if (gathers && share >= MIN_LIFT * (s.artifact.body.length / length)) found.push({ ...c, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share });
+    });
+  }
+  if (found.length === 0) return;
+  candidates.push(...found);
+  candidates.sort(compareCandidates);
+}
+
+/**
+ * An artifact and its sections are one piece of knowledge: shown in full, the artifact
+ * makes its sections redundant, and the tokens they took go to the next best. Its preview
+ * or title line stays beside its sections: it says what the whole is and where it is.
+ */
+export function settleSections(entries: readonly PackEntry[], entryOf: ReadonlyMap<PackEntry, Candidate>, state: PackState): void {
+  const entryOfCandidate = new Map<Candidate, PackEntry>();
+  for (const e of entries) entryOfCandidate.set(entryOf.get(e)!, e);
+  for (let round = 0; round < 4; round++) {
+    let changed = false;
+    const drop = (entry: PackEntry): void => {
+      const section = entry.level === 1 ? 'noted' : entry.section;
+      state.remaining += entry.cost(entry.level as 1 | 2 | 3, true);
+      state.sectionCounts.set(section, (state.sectionCounts.get(section) ?? 1) - 1);
+      entry.level = 0;
+      changed = true;
+    };
+    for (const e of entries) {
+      const parent = entryOf.get(e)!.sectionOf;
+      if (!parent || e.level === 0) continue;
+      const whole = entryOfCandidate.get(parent);
+      if (!whole) continue;
+      if (whole.level === 3) {
+        drop(e);
+        e.allowed = [true, false, false, false];
+      }
+    }
+    if (!changed) break;
+    packGreedy(entries, state, state.remaining);
+  }
+}
