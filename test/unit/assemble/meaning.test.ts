@@ -44,7 +44,9 @@ async function ledgerOf(sections: ReadonlyArray<{ id: string; title: string; bod
 }
 
 function build(store: LedgerStore, task: { title: string; description?: string }, extra: Partial<AssembleRequest> = {}): Promise<AssembleResult> {
-  return assembleContext(store, { budget: 4000, now: NOW, task, paths: [], log: false, ...extra });
+  // Meaning is an option (off by default): these builds turn it on at its measured weight.
+  const options = { ...extra.options, meaning: { weight: 0.3, ...extra.options?.meaning } };
+  return assembleContext(store, { budget: 4000, now: NOW, task, paths: [], log: false, ...extra, options });
 }
 
 const full = (r: AssembleResult): string[] => r.items.filter((i) => i.mode === 'full').map((i) => i.id);
