@@ -4,6 +4,7 @@ import type { LedgerStore } from '../store';
 import { TokenCounter } from '../tokens';
 import { cachedGlob } from './gating';
 import type { CompiledGlob } from './paths';
+import { MeaningModel } from './meaning';
 import { type IndexParams, INDEX_BODY_CHARS, SearchIndex } from './relevance';
 import { TermVectors, extractionVersion } from './termVectors';
 import { foldForPhrase } from './text';
@@ -51,6 +52,8 @@ export interface LedgerIndex {
   paramsKey: string;
   docs: DocInfo[];
   index: SearchIndex;
+  /** The index's latent-meaning model once a build asked for it (null: the ledger is too small to learn from); see `meaningModel`. */
+  meaning?: MeaningModel | null;
   /** Rendered bodies and token counts, keyed by content hash and the options that shape them. */
   renders: Map<string, RenderMemo>;
   counts: Map<string, number>;
@@ -85,7 +88,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   if (cached && cached.generation === store.generation) {
     // Same artifacts, other index parameters: keep the per-artifact data, rebuild only the index.
     const active = cached.docs.filter((d) => d.slot >= 0).map((d) => d.artifact);
-    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termVectors(store)) };
+    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termVectors(store)), meaning: undefined };
     indexes.set(store, rebuilt);
     return rebuilt;
   }
@@ -136,6 +139,15 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   };
   indexes.set(store, built);
   return built;
+}
+
+/**
+ * The latent-meaning model of the index's documents, learned on the first build that asks
+ * and kept with the index (so once per ledger content and index parameters).
+ */
+export function meaningModel(idx: LedgerIndex): MeaningModel | undefined {
+  if (idx.meaning === undefined) idx.meaning = MeaningModel.build(idx.index) ?? null;
+  return idx.meaning ?? undefined;
 }
 
 let version: string | undefined;

@@ -1,6 +1,6 @@
 import { type Artifact, type Feedback, STANDING_RULE_TYPES } from '../model';
 import type { BodySection } from '../sections';
-import type { ArtifactLayer, DocInfo, LedgerIndex } from './cache';
+import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
 import { type AdmitContext, admit } from './admit';
 import { changeKindsOf } from './changeKinds';
 import type { ActivePath, PathMatch } from './paths';
@@ -24,6 +24,8 @@ export interface Candidate {
   bm25: number;
   /** The change kinds of the files in play whose rule vocabulary is a good part of this item's text match (see KIND_SHARE). */
   changeKinds?: string[];
+  /** The latent-meaning cosine with the task when the artifact came in by meaning: no word of the task, but a cosine of at least `meaning.evidence`. */
+  meaningMatch?: number;
   /** For a section of a long artifact (sectionCandidates.ts): the artifact's own candidate, and which section. */
   sectionOf?: Candidate;
   section?: BodySection;
@@ -119,11 +121,17 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     }
   }
   const queryEmpty = query.size === 0 && active.length === 0;
+  const meaning = options.meaning.weight > 0 && query.size > 0 ? meaningModel(idx)?.similarity(query, (term) => idx.index.idf(term)) : undefined;
   const foldedTask = foldForPhrase(`${taskText} ${task?.labels.join(' ') ?? ''}`);
   const supersededBy = new Map<string, string>();
   for (const doc of idx.docs) if (doc.artifact.supersedes) supersededBy.set(doc.artifact.supersedes, doc.artifact.id);
   let bm25Max = 0;
-  for (const doc of idx.docs) if (doc.slot >= 0 && bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
+  let meaningMax = 0;
+  for (const doc of idx.docs) {
+    if (doc.slot < 0) continue;
+    if (bm25[doc.slot]! > bm25Max) bm25Max = bm25[doc.slot]!;
+    if (meaning && meaning[doc.slot]! > meaningMax) meaningMax = meaning[doc.slot]!;
+  }
   const scoreContext: ScoreContext = {
     options,
     now: input.now,
@@ -133,6 +141,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     taskWords: new Set(foldedTask.split(' ')),
     bm25,
     bm25Max,
+    ...(meaning ? { meaning, meaningMax } : {}),
     active,
     feedback: input.feedback,
     isResearchTask: input.isResearchTask ?? (() => false),
@@ -176,7 +185,9 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     };
     const byKind = kindsOf.get(doc.slot);
     if (byKind) candidate.changeKinds = byKind;
-    const evidence = queryEmpty || scored.bm25 > 0 || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
+    const meaningMatch = meaning !== undefined && scored.meaning >= options.meaning.evidence;
+    if (meaningMatch && scored.bm25 === 0) candidate.meaningMatch = scored.meaning;
+    const evidence = queryEmpty || scored.bm25 > 0 || meaningMatch || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
     const relevantEnough = scored.components.relevance >= options.minRelevance * options.weights.relevance || scored.referenced || admitted.pathMatch !== undefined;
     if (doc.layer !== 'fixed' && (!evidence || !relevantEnough || candidate.score <= 0)) {
       leftOut.push(candidate);
@@ -197,6 +208,7 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
   else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
   if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
   if (c.changeKinds) parts.push(`change kind: ${c.changeKinds.join(', ')}`);
+  if (c.meaningMatch !== undefined) parts.push(`meaning match ${c.meaningMatch.toFixed(2)}`);
   if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
   if (c.components.feedback > 0) parts.push('marked useful');
   if (c.components.feedback < 0) parts.push('marked not useful');

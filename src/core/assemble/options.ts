@@ -33,6 +33,11 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   unmatchedPathArtifacts: 'rules',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
+  // Off by default: on top of sections it moved the development sets +0.009 (public) and -0.001
+  // (realbench, -0.007 at 2,000 tokens), not a gain on both (docs/benchmarks.md). 0.3 is the
+  // measured setting: words stay the main reading. A meaning match alone lets an artifact in
+  // only at a cosine where the development sets admitted almost nothing unjudged.
+  meaning: Object.freeze({ weight: 0, evidence: 0.7 }),
   // The budget is a ceiling, not a target: a text match under a twentieth of the best one's,
   // with nothing else pointing to it (not named by the task, no path match), shares a word or
   // two with the task and is not worth the agent's reading, however much room is left.
@@ -118,6 +123,7 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
     unmatchedPathArtifacts: unmatched,
     unmatchedPathPenalty: finiteNumber(p.unmatchedPathPenalty ?? d.unmatchedPathPenalty, 'unmatchedPathPenalty', 0, 100),
     pathAlone: finiteNumber(p.pathAlone ?? d.pathAlone, 'pathAlone', 0, 1),
+    meaning: mergeNumbers(d.meaning, p.meaning, 'meaning', 1),
     minRelevance: finiteNumber(p.minRelevance ?? d.minRelevance, 'minRelevance', 0, 100),
     redact: flag(p.redact, d.redact, 'redact'),
     redactAllow: [...allow],

@@ -181,6 +181,11 @@ export class SearchIndex {
     return scores;
   }
 
+  /** Every term's postings (documents ascending, final weights), in the order terms were first seen. */
+  forEachPosting(visit: (term: string, docs: Int32Array, weights: Float64Array) => void): void {
+    for (const [term, posting] of this.postings) visit(term, posting.docs, posting.weights);
+  }
+
   documentFrequency(term: string): number {
     return this.postings.get(term)?.docs.length ?? 0;
   }

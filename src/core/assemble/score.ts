@@ -9,6 +9,9 @@ export interface ScoreInput {
   /** BM25F score and the best BM25F score among the candidates (0 when the query is empty). */
   bm25: number;
   bm25Max: number;
+  /** Cosine of task and artifact in the ledger's latent-meaning space (0..1), when the ledger has that model, and the best among the candidates. */
+  meaning?: number;
+  meaningMax?: number;
   /** The task names this artifact (its id, its title or one of its paths). */
   referenced: boolean;
   /** Specificity of the best glob match with an active path (0 = none). */
@@ -63,7 +66,12 @@ export function feedbackSignal(feedback: Feedback | undefined): number {
 /** Weighted score components; the score is their sum. */
 export function scoreComponents(input: ScoreInput, options: AssembleOptions): ScoreComponents {
   const w = options.weights;
-  const relevance = (input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0) * (input.kindFactor ?? 1);
+  const words = input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0;
+  // Meaning and words are two readings of the same question, so they share the relevance weight.
+  // Each is read relative to the best match of the build, so the best match by either counts 1.
+  const meaning = input.meaning !== undefined && input.meaningMax ? input.meaning / input.meaningMax : undefined;
+  const text = meaning === undefined ? words : (1 - options.meaning.weight) * words + options.meaning.weight * meaning;
+  const relevance = text * (input.kindFactor ?? 1);
   // A path match says "this is about the files in play"; whether it is about the task is
   // the text's job. So the path signal grows with relevance, keeping `pathAlone` of it without.
   // A standing rule written for the folder of a file in play is what every agent tool loads
@@ -104,6 +112,9 @@ export interface ScoreContext {
   /** BM25F score per index slot, and the best among the candidates. */
   bm25: ArrayLike<number>;
   bm25Max: number;
+  /** Latent-meaning cosine per index slot, and the best among the candidates; undefined when the ledger has no model or the query no known word. */
+  meaning?: ArrayLike<number>;
+  meaningMax?: number;
   active: readonly ActivePath[];
   feedback: ReadonlyMap<string, Feedback>;
   maxTypePriority: number;
@@ -116,6 +127,8 @@ export interface Scored {
   proximity: number;
   referenced: boolean;
   bm25: number;
+  /** Latent-meaning cosine with the task (0 when unknown or negative). */
+  meaning: number;
 }
 
 /**
@@ -142,10 +155,12 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
   const proximity = admitted.unmatchedPath ? pathProximity(doc.globs, ctx.active) : 0;
   const referenced = isReferenced(doc, ctx);
   const bm25 = doc.slot >= 0 ? ctx.bm25[doc.slot]! : 0;
+  const meaning = ctx.meaning && doc.slot >= 0 ? Math.max(0, ctx.meaning[doc.slot]!) : undefined;
   const components = scoreComponents(
     {
       bm25,
       bm25Max: ctx.bm25Max,
+      ...(meaning !== undefined ? { meaning, meaningMax: ctx.meaningMax ?? 0 } : {}),
       referenced,
       pathSpecificity: admitted.pathMatch?.specificity ?? 0,
       proximity,
@@ -159,5 +174,5 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
     },
     options,
   );
-  return { components, score: sumComponents(components), proximity, referenced, bm25 };
+  return { components, score: sumComponents(components), proximity, referenced, bm25, meaning: meaning ?? 0 };
 }

@@ -99,6 +99,12 @@ export interface AssembleOptions {
   /** Share of the path signal an artifact gets with no text relevance at all (0..1). */
   pathAlone: number;
   /**
+   * Matching by meaning (latent semantic analysis of the ledger's own text): `weight` is the
+   * share of text relevance that comes from it (0 = words only), `evidence` the cosine at
+   * which a meaning match alone lets an artifact compete, as a word match does.
+   */
+  meaning: { weight: number; evidence: number };
+  /**
    * Candidates with no evidence of relevance (no term, path or reference match) are left out,
    * and so are those whose text relevance (relative to the best match, 0..1) is under this
    * with neither a reference nor a path match: weak matches do not fill left-over room.
