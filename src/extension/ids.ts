@@ -94,6 +94,7 @@ export const SETTINGS = {
   weights: 'weights',
   recencyHalfLifeDays: 'recencyHalfLifeDays',
   previews: 'previews',
+  meaning: 'meaning',
   autoInjectEnabled: 'autoInject.enabled',
   autoInjectPath: 'autoInject.path',
   autoInjectCommit: 'autoInject.commit',

@@ -6,6 +6,9 @@ export const DEFAULT_BUDGET = 8000;
 /** Far beyond any model's window; a bigger number is a typo, not a request. */
 export const MAX_BUDGET = 2_000_000;
 
+/** The measured blend for matching by meaning, when a user turns it on (`--meaning`, `contextLedger.meaning`): words stay the main reading. */
+export const MEANING_ON = Object.freeze({ weight: 0.3 });
+
 export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   // Recency only breaks near-ties: knowledge is not news. An accepted decision from two
   // years ago binds as much as last week's; what makes knowledge stale is supersession

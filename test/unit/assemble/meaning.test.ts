@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { assembleContext, type AssembleRequest, type AssembleResult } from '../../../src/core/assemble';
 import type { LedgerStore } from '../../../src/core/store';
-import { ROOT, fixedClock, memoryStore } from '../helpers';
+import { readConfig, toAssembleOptions } from '../../../src/extension/configModel';
+import { ROOT, cli, fixedClock, jsonOf, memoryStore, tempDir } from '../helpers';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
 const REAL = path.join(ROOT, 'test/unit/fixtures/real');
@@ -128,5 +129,19 @@ describe('matching by meaning (latent semantic analysis of the ledger)', () => {
     assert.ok(performance.now() - started < 20_000);
     assert.ok(full(result).includes('ru-cache-0'), result.items.map((i) => i.id).join(', '));
     assert.ok(!result.items.some((i) => i.id === 'pasted-log'));
+  });
+});
+
+describe('turning meaning on', () => {
+  test('the setting and the CLI flag turn it on at the measured blend; unset, builds match by words only', () => {
+    assert.deepEqual(toAssembleOptions(readConfig((name) => (name === 'meaning' ? true : undefined))).meaning, { weight: 0.3 });
+    assert.equal(toAssembleOptions(readConfig(() => undefined)).meaning, undefined);
+    assert.equal(toAssembleOptions(readConfig((name) => (name === 'meaning' ? 'yes' : undefined))).meaning, undefined, 'a malformed value is the default');
+    const dir = tempDir();
+    const db = path.join(dir, 'ledger.db');
+    assert.equal(cli(['add', '--db', db, '--type', 'decision', '--title', 'Retry webhooks with backoff', '--body', 'Retries back off exponentially.']).code, 0);
+    const on = cli(['build', '--db', db, '--meaning', '--task-title', 'webhook retries', '--format', 'json', '--no-log']);
+    assert.equal(on.code, 0, on.stderr);
+    assert.equal(jsonOf<{ items: Array<{ id: string }> }>(on).items.length, 1);
   });
 });
