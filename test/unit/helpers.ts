@@ -79,14 +79,5 @@ export function jsonOf<T>(result: CliResult): T {
   }
 }
 
-/** A seeded PRNG (mulberry32): the same "random" sequence for the same seed, for corpora and fuzzing. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (mulberry32), the one the meaning model uses: the same sequence for the same seed, for corpora and fuzzing. */
+export { seededRandom } from '../../src/core/random';

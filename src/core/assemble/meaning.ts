@@ -1,3 +1,4 @@
+import { seededRandom } from '../random';
 import type { SearchIndex } from './relevance';
 
 /**
@@ -146,7 +147,7 @@ export class MeaningModel {
     // Range finder on the document side, where the matrix is small (at most
     // MAX_TRAINING_DOCS rows): Z spans the leading right singular directions of the training
     // matrix A (terms x training documents) after a few power iterations of AᵀA.
-    const random = mulberry32(0x5eed);
+    const random = seededRandom(0x5eed);
     let z: Float64Array = new Float64Array(training.length * width);
     for (let i = 0; i < z.length; i++) z[i] = random() - 0.5;
     orthonormalize(z, training.length, width);
@@ -380,16 +381,4 @@ function select(x: Float64Array, length: number, k: number): number {
     else break;
   }
   return x[k]!;
-}
-
-/** A small seeded generator: the same ledger gives the same model on every run and machine. */
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

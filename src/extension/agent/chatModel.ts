@@ -175,7 +175,14 @@ export function explainArtifact(result: Pick<AssembleResult, 'items' | 'excluded
   const head = `**${inline(artifact.title)}** (${artifact.type}, \`${artifactUrn(artifact.id)}\`${isUnreviewed(artifact) ? ', unreviewed' : ''})`;
   const included: ResultItem | undefined = result.items.find((i) => i.id === artifact.id || i.chainId === artifact.chainId);
   if (included) {
-    const how = included.mode === 'full' ? 'in full' : included.mode === 'preview' ? 'as a preview (the full text did not fit)' : 'as its title only (a preview did not fit)';
+    const how =
+      included.mode === 'full'
+        ? 'in full'
+        : included.sections
+          ? `by ${included.sections.length === 1 ? 'the section' : 'the sections'} the task is about (${included.sections.map((s) => inline(s.heading || 'introduction')).join(', ')})`
+          : included.mode === 'preview'
+            ? 'as a preview (the full text did not fit)'
+            : 'as its title only (a preview did not fit)';
     return [
       `${head} is **in** the context, ${how}, in the ${included.layer} layer: ${included.tokens} tokens of ${result.tokensUsed} used.`,
       '',
