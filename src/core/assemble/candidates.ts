@@ -63,6 +63,16 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
   return b.score - a.score || b.doc.updatedMs - a.doc.updatedMs || (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : 0);
 }
 
+/** Whether anything points to the candidate: a word or meaning match, the task naming it, its paths. Everything counts when the query is empty. */
+export function hasEvidence(c: Candidate, queryEmpty: boolean): boolean {
+  return queryEmpty || c.bm25 > 0 || c.meaningMatch !== undefined || c.referenced || c.pathMatch !== undefined || c.proximity > 0;
+}
+
+/** A text match too weak to take room, however much is left (the budget is a ceiling): under `minRelevance` of the best. */
+export function isWeakMatch(c: Pick<Candidate, 'components'>, options: AssembleOptions): boolean {
+  return c.components.relevance < options.minRelevance * options.weights.relevance;
+}
+
 /** The task's own words as query sources: its title, description and labels. */
 export function taskSources(task: ResolvedTask | undefined, options: AssembleOptions): QuerySource[] {
   if (!task) return [];
@@ -185,11 +195,10 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     };
     const byKind = kindsOf.get(doc.slot);
     if (byKind) candidate.changeKinds = byKind;
-    const meaningMatch = meaning !== undefined && scored.meaning >= options.meaning.evidence;
-    if (meaningMatch && scored.bm25 === 0) candidate.meaningMatch = scored.meaning;
-    const evidence = queryEmpty || scored.bm25 > 0 || meaningMatch || scored.referenced || admitted.pathMatch !== undefined || scored.proximity > 0;
-    const relevantEnough = scored.components.relevance >= options.minRelevance * options.weights.relevance || scored.referenced || admitted.pathMatch !== undefined;
-    if (doc.layer !== 'fixed' && (!evidence || !relevantEnough || candidate.score <= 0)) {
+    // A meaning match is named only where no word matched: then it is what points to the artifact.
+    if (meaning !== undefined && scored.meaning >= options.meaning.evidence && scored.bm25 === 0) candidate.meaningMatch = scored.meaning;
+    const relevantEnough = !isWeakMatch(candidate, options) || candidate.referenced || candidate.pathMatch !== undefined;
+    if (doc.layer !== 'fixed' && (!hasEvidence(candidate, queryEmpty) || !relevantEnough || candidate.score <= 0)) {
       leftOut.push(candidate);
       continue;
     }

@@ -3,6 +3,7 @@ import { type Build, rendered } from './blocks';
 import type { PackEntry } from './pack';
 import type { Packing } from './packing';
 import { compressedBlock } from './render';
+import { shownBySections } from './sectionCandidates';
 import type { ResultItem } from './types';
 
 /** Compressing must gain at least this many tokens over the preview to be worth it. */
@@ -27,7 +28,7 @@ export function compressLeftover(build: Build, packing: Packing, queryText: stri
   const { counter } = build;
   const compressed = new Map<PackEntry, CompressedBlock>();
   // An artifact shown by its sections already gives the parts that matter, whole.
-  const bySections = new Set(allEntries.filter((e) => e.level > 0).map((e) => entryOf.get(e)!.sectionOf).filter((c) => c !== undefined));
+  const bySections = shownBySections(allEntries, entryOf);
   const previews =
     state.remaining >= MIN_COMPRESSION_GAIN ? allEntries.filter((e) => e.level === 2 && e.allowed[3] && entryOf.get(e)!.layer !== 'fixed' && !bySections.has(entryOf.get(e)!)) : [];
   if (previews.length === 0) return compressed;

@@ -29,6 +29,14 @@ export interface PackState {
   levelValue: readonly [number, number, number, number];
 }
 
+/** Takes a shown entry out of the document: its tokens (and its section's count) go back to the budget. */
+export function takeOut(entry: PackEntry, state: PackState): void {
+  const section = entry.level === 1 ? 'noted' : entry.section;
+  state.remaining += entry.cost(entry.level as 1 | 2 | 3, true);
+  state.sectionCounts.set(section, (state.sectionCounts.get(section) ?? 1) - 1);
+  entry.level = 0;
+}
+
 function sectionOf(entry: PackEntry, level: Level): SectionKey | undefined {
   if (level === 0) return undefined;
   return level === 1 ? 'noted' : entry.section;

@@ -3,7 +3,7 @@ import type { LivePlan } from '../sources/live';
 import { type Build, artifactCost, artifactEstimate } from './blocks';
 import type { Candidate } from './candidates';
 import { DuplicateFinder, type Fingerprint, fingerprintOf } from './duplicates';
-import { type Level, type PackEntry, type PackState, packGreedy } from './pack';
+import { type Level, type PackEntry, type PackState, packGreedy, takeOut } from './pack';
 import { redactSecrets } from './redact';
 import { type SectionKey, SECTION_TITLES, sectionFor, taskBrief } from './render';
 import type { ResolvedTask } from './request';
@@ -282,10 +282,7 @@ export function dropDuplicates(entries: readonly PackEntry[], entryOf: ReadonlyM
         kept.keep(entry, print(entry), title);
         continue;
       }
-      const section = entry.level === 1 ? 'noted' : entry.section;
-      state.remaining += entry.cost(entry.level as 1 | 2 | 3, true);
-      state.sectionCounts.set(section, (state.sectionCounts.get(section) ?? 1) - 1);
-      entry.level = 0;
+      takeOut(entry, state);
       entry.allowed = [true, false, false, false];
       duplicateOf.set(entry, same.key);
       dropped = true;

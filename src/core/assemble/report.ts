@@ -5,13 +5,14 @@ import { artifactUrn } from '../model';
 import { contentHash } from '../tokens';
 import { type Build, artifactCost, countRedactionMarkers, rendered } from './blocks';
 import { intendedLayer } from './cache';
-import { type Candidate, type CandidateSet, explainCandidate } from './candidates';
+import { type Candidate, type CandidateSet, explainCandidate, hasEvidence, isWeakMatch } from './candidates';
 import type { CompressedBlock } from './compressLeftover';
 import type { Fitted } from './degrade';
 import type { PackEntry } from './pack';
 import type { Packing } from './packing';
 import { redactSecrets } from './redact';
 import { UNREVIEWED_MARKER } from './render';
+import { shownBySections } from './sectionCandidates';
 import type { ResolvedTask } from './request';
 import type { AssembleResult, ExcludedItem, ExcludedSummary, ItemMode, ResultItem, ScoreComponents } from './types';
 
@@ -164,9 +165,9 @@ function walkExcluded(input: ReportInput, olderVersions: readonly ExcludedItem[]
     }
     const a = e.artifact;
     visit(a.id, 'below-threshold', () => {
-      const evidence = set.queryEmpty || e.bm25 > 0 || e.referenced || e.pathMatch !== undefined || e.proximity > 0;
+      const evidence = hasEvidence(e, set.queryEmpty);
       const { options } = input.build;
-      const weak = evidence && e.components.relevance < options.minRelevance * options.weights.relevance;
+      const weak = evidence && isWeakMatch(e, options);
       const detail = !evidence
         ? 'nothing in the task or paths points to it'
         : weak
@@ -176,15 +177,11 @@ function walkExcluded(input: ReportInput, olderVersions: readonly ExcludedItem[]
     });
   }
   // An artifact shown by its sections is not left out; a section left out is not an artifact of the ledger.
-  const shownBySections = new Set<Candidate>();
-  for (const entry of packing.allEntries) {
-    const parent = entryOf.get(entry)!.sectionOf;
-    if (parent && entry.level > 0) shownBySections.add(parent);
-  }
+  const bySections = shownBySections(packing.allEntries, entryOf);
   for (const entry of packing.allEntries) {
     if (entry.level > 0) continue;
     const c = entryOf.get(entry)!;
-    if (c.sectionOf || shownBySections.has(c)) continue;
+    if (c.sectionOf || bySections.has(c)) continue;
     const same = duplicateOf.get(entry);
     visit(c.artifact.id, same ? 'duplicate' : 'budget', () => ({
       id: c.artifact.id,

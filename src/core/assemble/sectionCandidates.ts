@@ -2,7 +2,7 @@ import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { type BodySection, sectionRef, splitSections } from '../sections';
 import { contentHash } from '../tokens';
 import { type Candidate, type CandidateSet, compareCandidates, taskSources } from './candidates';
-import { type PackEntry, type PackState, packGreedy } from './pack';
+import { type PackEntry, type PackState, packGreedy, takeOut } from './pack';
 import { INDEX_BODY_CHARS, type SearchIndex, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
 import type { AssembleOptions } from './types';
@@ -60,16 +60,15 @@ function sectionsOf(a: Artifact): SectionDoc[] {
  * The sections stage: the sections of each long candidate that hold part of its match
  * with the task. A section is worth the share of its artifact's match it holds (the
  * task's words in it, weighted by their rarity in the ledger, repeats counting less and
- * less): the artifact's worth is
- * divided among its parts, so a section never outranks its artifact, and the one part
+ * less): the artifact's worth is divided among its parts, so a section never outranks its artifact, and the one part
  * where the task's words are costs a fraction of the whole. A section is shown whole or
  * not at all, beside its artifact's preview, never beside its full text (`settleSections`).
  */
 export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, index: SearchIndex, options: AssembleOptions): void {
   // The paths say an artifact applies; the task's own words say which part of it matters.
   const query = buildQuery(taskSources(task, options));
-  const found: Candidate[] = [];
   if (query.size === 0) return;
+  const found: Candidate[] = [];
   const { candidates } = set;
   let split = 0;
   for (const c of candidates) {
@@ -121,24 +120,24 @@ export function settleSections(entries: readonly PackEntry[], entryOf: ReadonlyM
   for (const e of entries) entryOfCandidate.set(entryOf.get(e)!, e);
   for (let round = 0; round < 4; round++) {
     let changed = false;
-    const drop = (entry: PackEntry): void => {
-      const section = entry.level === 1 ? 'noted' : entry.section;
-      state.remaining += entry.cost(entry.level as 1 | 2 | 3, true);
-      state.sectionCounts.set(section, (state.sectionCounts.get(section) ?? 1) - 1);
-      entry.level = 0;
-      changed = true;
-    };
     for (const e of entries) {
       const parent = entryOf.get(e)!.sectionOf;
-      if (!parent || e.level === 0) continue;
-      const whole = entryOfCandidate.get(parent);
-      if (!whole) continue;
-      if (whole.level === 3) {
-        drop(e);
-        e.allowed = [true, false, false, false];
-      }
+      if (!parent || e.level === 0 || entryOfCandidate.get(parent)?.level !== 3) continue;
+      takeOut(e, state);
+      e.allowed = [true, false, false, false];
+      changed = true;
     }
     if (!changed) break;
     packGreedy(entries, state, state.remaining);
   }
+}
+
+/** The artifacts at least one of whose sections is shown. */
+export function shownBySections(entries: readonly PackEntry[], entryOf: ReadonlyMap<PackEntry, Candidate>): Set<Candidate> {
+  const shown = new Set<Candidate>();
+  for (const e of entries) {
+    const parent = entryOf.get(e)!.sectionOf;
+    if (parent && e.level > 0) shown.add(parent);
+  }
+  return shown;
 }
