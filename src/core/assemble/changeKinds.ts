@@ -44,6 +44,9 @@ function underFolderLike(path: string, re: RegExp, isDir: boolean): boolean {
   return folders.some((s) => re.test(s));
 }
 
+/** Source code in the languages teams write, by extension (not markup, data or configuration). */
+const SOURCE_FILE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs|py|go|rs|java|kt|kts|cs|fs|vb|rb|php|swift|c|cc|cpp|cxx|h|hpp|m|mm|scala|dart|ex|exs|lua|vue|svelte)$/i;
+
 /** A file (not a folder) whose name matches `re`. */
 const is = (re: RegExp) => (path: string, isDir: boolean) => !isDir && re.test(fileName(path));
 
@@ -121,6 +124,17 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
     name: 'generated code',
     match: is(/\.(?:pb|sql|gen|generated)\.go$|\.(?:g|designer|generated)\.cs$|_pb2(?:_grpc)?\.py$|\.generated\.[a-z]+$/i),
     vocabulary: 'generated generate regenerate codegen',
+  },
+  {
+    // Every change to source code must pass the repository's checks before it is done (its
+    // tests, its linters, its verification steps) and is recorded in its changelog: a team's
+    // rules on how ("Verification", "Code Quality Rules", "Changelog ownership") apply to a code
+    // change whatever it is about, and their words are rarely the task's. The vocabulary names
+    // the checks only: "build", "format" and "commit" are also everyday words of rules about
+    // other work (a docs rule's "build and test before commit"), and measured lower (docs/benchmarks.md).
+    name: 'code',
+    match: is(SOURCE_FILE),
+    vocabulary: 'test tests lint verify verification changelog',
   },
 ];
 

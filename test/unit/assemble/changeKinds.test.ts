@@ -4,12 +4,14 @@
  * the kind, and `explain` says so.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { assembleContext, renderExplain } from '../../../src/core/assemble';
 import { changeKindsOf } from '../../../src/core/assemble/changeKinds';
 import { toActivePath } from '../../../src/core/assemble/paths';
 import type { LedgerStore } from '../../../src/core/store';
-import { fixedClock, memoryStore } from '../helpers';
+import { cli, fixedClock, jsonOf, memoryStore, ROOT, tempDir } from '../helpers';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
 
@@ -32,10 +34,20 @@ describe('change kinds from paths', () => {
       'spec/models/user_spec.rb',
       'tests/',
     ]) {
-      assert.deepEqual(kinds(path), ['tests'], path);
+      // A test written in a programming language is code too.
+      assert.deepEqual(kinds(path).filter((k) => k !== 'code'), ['tests'], path);
     }
     for (const path of ['src/latest.go', 'src/contest/entry.ts', 'lib/attestation.js', 'src/Protest.cs', 'docs-site/app/page.tsx']) {
-      assert.deepEqual(kinds(path), [], path);
+      assert.deepEqual(kinds(path), ['code'], path);
+    }
+  });
+
+  test('source files in any language are a code change; markup, data, configuration and folders are not', () => {
+    for (const path of ['lib/protocol-resolver.js', 'src/Aspire.Cli/Program.cs', 'pkg/worker/run.go', 'python/agent_framework/_agents.py', 'web/src/pages/index.tsx', 'crates/core/src/lib.rs', 'App.vue', 'src/module.MTS']) {
+      assert.deepEqual(kinds(path), ['code'], path);
+    }
+    for (const path of ['README.md', 'docs/guide.mdx', 'package.json', 'config/app.yaml', 'data/seed.csv', 'src/', 'src/ts', 'Makefile', 'scripts/release.sh', '.github/copilot-instructions.md']) {
+      assert.ok(!kinds(path).includes('code'), path);
     }
   });
 
@@ -47,23 +59,23 @@ describe('change kinds from paths', () => {
     assert.deepEqual(kinds('src/Aspire.Hosting/Aspire.Hosting.csproj'), ['dependencies']);
     assert.deepEqual(kinds('deploy/Dockerfile'), ['containers']);
     assert.deepEqual(kinds('src/Aspire.Hosting/Resources/InteractionStrings.resx'), ['localization']);
-    assert.deepEqual(kinds('pkg/repository/sqlcv1/durable_event_log.sql.go'), ['generated code']);
+    assert.deepEqual(kinds('pkg/repository/sqlcv1/durable_event_log.sql.go'), ['generated code', 'code']);
     assert.deepEqual(kinds('api/v1/openapi.yaml'), ['API contract']);
     assert.deepEqual(kinds('web/.env.example'), ['configuration']);
     assert.deepEqual(kinds('.golangci.yml'), ['lint']);
     assert.deepEqual(kinds('README.md'), ['documentation']);
-    assert.deepEqual(kinds('src/a.ts', 'tests/a.test.ts', 'tests/b.test.ts', 'db/migrations/002.sql'), ['tests', 'database']);
+    assert.deepEqual(kinds('src/a.ts', 'tests/a.test.ts', 'tests/b.test.ts', 'db/migrations/002.sql'), ['tests', 'database', 'code']);
   });
 
   test('paths are only names: empty, non-ASCII, traversing and absolute paths are classified without reading anything', () => {
     assert.deepEqual(kinds(), []);
     assert.deepEqual(kinds('', '   ', '/'), []);
-    assert.deepEqual(kinds('tests/日本語_テスト.py'), ['tests']);
-    assert.deepEqual(kinds('src/überprüfung/Prüfung.cs'), []);
+    assert.deepEqual(kinds('tests/日本語_テスト.py'), ['tests', 'code']);
+    assert.deepEqual(kinds('src/überprüfung/Prüfung.cs'), ['code']);
     assert.deepEqual(kinds('../../etc/passwd'), []);
     assert.deepEqual(kinds('../outside/migrations/001_init.sql'), ['database']);
     assert.deepEqual(kinds('/abs/path/.github/workflows/ci.yml'), ['CI']);
-    assert.deepEqual(kinds(`${'deep/'.repeat(500)}x_test.go`), ['tests']);
+    assert.deepEqual(kinds(`${'deep/'.repeat(500)}x_test.go`), ['tests', 'code']);
   });
 });
 
@@ -99,13 +111,17 @@ const TEST_FILE = 'tests/Aspire.Cli.Tests/Interaction/ConsoleInteractionServiceT
 describe('change kinds in the build', () => {
   test('a test file in play brings in the testing rule the task does not name, and explain says "change kind: tests"', async () => {
     const store = await ledger();
-    const without = await assembleContext(store, { budget: 1500, now: NOW, task: TASK, paths: [SOURCE], log: false });
-    assert.ok(!without.items.some((i) => i.id === 'rule-testing'), 'no test file in play: the testing rule has no evidence');
+    const docsOnly = await assembleContext(store, { budget: 1500, now: NOW, task: TASK, paths: ['docs/cli/prompts.md'], log: false });
+    assert.ok(!docsOnly.items.some((i) => i.id === 'rule-testing'), 'a docs change: the testing rule has no evidence');
+    const sourceOnly = await assembleContext(store, { budget: 1500, now: NOW, task: TASK, paths: [SOURCE], log: false });
     const withTest = await assembleContext(store, { budget: 1500, now: NOW, task: TASK, paths: [SOURCE, TEST_FILE], log: false });
     const rule = withTest.items.find((i) => i.id === 'rule-testing');
     assert.ok(rule, withTest.items.map((i) => `${i.id} ${i.mode}`).join('\n'));
     assert.equal(rule.mode, 'full');
     assert.match(rule.reason, /change kind: tests/);
+    // A code change is tested too, so the rule has some evidence from the source file alone; a test file in play says more.
+    const scoreIn = (r: typeof withTest): number => [...r.items, ...r.excluded].find((i) => i.id === 'rule-testing')?.score ?? 0;
+    assert.ok(scoreIn(sourceOnly) < rule.score, `${scoreIn(sourceOnly)} < ${rule.score}`);
     assert.match(renderExplain(withTest), /why: [^\n]*change kind: tests/);
     assert.ok(!withTest.items.some((i) => i.id === 'rule-migrations'), 'no migration in play');
     const learning = [...withTest.items, ...withTest.excluded].find((i) => i.id === 'learn-tests');
@@ -151,5 +167,40 @@ describe('change kinds in the build', () => {
     assert.ok(rule, result.items.map((i) => i.id).join(', '));
     assert.match(rule.reason, /change kind: database/);
     assert.ok(result.tokensUsed <= 1500);
+  });
+});
+
+describe('a code change and the repository\'s checks (langfuse\'s real AGENTS.md, through the CLI)', () => {
+  interface Built {
+    items: { id: string; mode: string; score: number; reason: string }[];
+    excluded: { id: string; score?: number }[];
+  }
+  // langfuse keeps its AGENTS.md at .agents/AGENTS.md with a root link (as in its repository).
+  const dir = tempDir('ledger-kinds-');
+  fs.cpSync(path.join(ROOT, 'test', 'unit', 'fixtures', 'real', 'langfuse'), dir, { recursive: true });
+  fs.symlinkSync('.agents/AGENTS.md', path.join(dir, 'AGENTS.md'));
+  const db = path.join(dir, '.context-ledger', 'ledger.db');
+  const build = (paths: string[]): Built => {
+    const args = ['build', '--db', db, '--budget', '3000', '--format', 'json', '--no-log', '--now', '2026-06-01T00:00:00Z'];
+    args.push('--task-title', 'Cap retries of failed webhook deliveries', '--task-description', 'Stop retrying a webhook delivery after five failed attempts and mark it failed.');
+    for (const p of paths) args.push('--path', p);
+    const result = cli(args, { cwd: dir });
+    assert.equal(result.code, 0, result.stderr);
+    return jsonOf<Built>(result);
+  };
+
+  test('a source file in play brings in the Verification rule the task does not name; a docs change does not', () => {
+    const imported = cli(['import-folder', '--db', db], { cwd: dir });
+    assert.equal(imported.code, 0, imported.stderr);
+    const verification = 'agents-md-verification';
+    const code = build(['worker/src/features/webhooks/deliverWebhook.ts']);
+    const rule = code.items.find((i) => i.id === verification);
+    assert.ok(rule, code.items.map((i) => `${i.id} ${i.mode}`).join('\n'));
+    assert.match(rule.reason, /change kind: code/);
+    const docs = build(['docs/webhooks.md']);
+    assert.ok(!docs.items.some((i) => i.id === verification), docs.items.map((i) => i.id).join(', '));
+    // The rule's match with the task's own words is weak: the kind of the change is what raised it.
+    const docsScore = docs.excluded.find((i) => i.id === verification)?.score ?? 0;
+    assert.ok(docsScore < rule.score, `${docsScore} < ${rule.score}`);
   });
 });
