@@ -1269,7 +1269,7 @@ export const whichTool = defineTool({
   lmName: 'contextLedger_which',
   title: 'Which rules apply to a file',
   description:
-    "Says which of the workspace's rule files (AGENTS.md, CLAUDE.md, .cursor/rules, Copilot instructions, .clinerules) and which ledger artifacts apply to one file, " +
+    "Says which of the workspace's rule files (AGENTS.md, CLAUDE.md, .cursor/rules, Copilot instructions, .clinerules, .cline/rules) and which ledger artifacts apply to one file, " +
     'and why each does or does not (its globs), with mistakes in rule globs. Use it when unsure whether a rule covers the file you are changing.',
   inputSchema: args({
     path: text('a workspace-relative file path', MAX_PATH_CHARS, { min: 1 }).describe('The file, e.g. "src/api/client.ts"; it need not exist yet.'),

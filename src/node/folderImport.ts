@@ -121,7 +121,7 @@ export function nothingToImport(folder: string, from?: ImportFormat): UserError 
   const what = from ? `no ${from} files` : 'nothing it can import';
   return new UserError(
     `Found ${what} in ${folder}.`,
-    'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md and .clinerules.',
+    'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md, .clinerules and .cline/rules.',
   );
 }
 

@@ -10,8 +10,9 @@
  * Split by headings (the top-most heading level that yields more than one non-empty
  * section; the text before the first such heading is kept as its own artifact):
  * - Copilot `.github/copilot-instructions.md`, `CLAUDE.md` / `CLAUDE.local.md`,
- *   `AGENTS.md`, Cline `.clinerules` (a file, or each file of the folder; `paths`
- *   front matter → path scope), legacy Cursor `.cursorrules`.
+ *   `AGENTS.md`, Cline `.clinerules` (a file, or each file of the folder) and the
+ *   files directly in `.cline/rules/` (`paths` front matter → path scope; `paths: []`
+ *   → not imported, Cline never loads it), legacy Cursor `.cursorrules`.
  *   A `CLAUDE.md` or `AGENTS.md` in a subfolder applies to that folder (`dir/**`).
  */
 import type { ArtifactInput } from '../model';
@@ -27,6 +28,7 @@ import {
   isEverythingGlob,
   normalizePath,
   scopeForGlobs,
+  shortHash,
   slugify,
   splitFrontMatter,
   stringValue,
@@ -78,6 +80,13 @@ export function classifyRuleFile(path: string): RuleFileMatch | null {
   if (/\.md$/i.test(name) && parentOf('.claude/rules') !== null) {
     return { kind: 'claude-rules', format: 'claude', appliesTo: parentOf('.claude/rules') ?? '' };
   }
+  // Cline's newer layout: the files directly in `.cline/rules/` (as its loader reads them,
+  // `.md`, `.markdown`, `.txt`; no subfolder: its workflows, hooks and skills live in
+  // `.cline/workflows`, `.cline/hooks`, `.cline/skills`). Checked before CLAUDE.md and
+  // AGENTS.md: an `AGENTS.md` there is one of Cline's rules, not a folder's instructions.
+  if (isClineRulesFolder(dir) && /\.(?:md|markdown|txt)$/i.test(name)) {
+    return { kind: 'cline', format: 'cline', appliesTo: parentOf('.cline/rules') ?? '' };
+  }
   if (name === 'CLAUDE.md' || name === 'CLAUDE.local.md') {
     const appliesTo = dir === '.claude' || dir.endsWith('/.claude') ? dir.slice(0, -'.claude'.length).replace(/\/$/, '') : dir;
     return { kind: 'claude-md', format: 'claude', appliesTo };
@@ -89,6 +98,19 @@ export function classifyRuleFile(path: string): RuleFileMatch | null {
     return { kind: 'cline', format: 'cline', appliesTo: parentOf('.clinerules') ?? '' };
   }
   return null;
+}
+
+/** `.cline/rules`, at the root or in a subfolder (which it applies to). */
+function isClineRulesFolder(dir: string): boolean {
+  return dir === '.cline/rules' || dir.endsWith('/.cline/rules');
+}
+
+/**
+ * Cline's documented way to turn a rule off: `paths: []` "means the rule never activates"
+ * (docs.cline.bot, conditional rules). Only the empty list: an omitted `paths` is always on.
+ */
+export function isClineRuleOff(kind: RuleFileKind, data: Record<string, unknown>): boolean {
+  return kind === 'cline' && Array.isArray(data.paths) && data.paths.length === 0;
 }
 
 /** Imports agent rule files of any of the supported kinds (mixed freely). */
@@ -113,6 +135,10 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
     const front = splitFrontMatter(file.content);
     if (front.error) {
       skipped.push({ where: file.path, reason: front.error });
+      continue;
+    }
+    if (isClineRuleOff(match.kind, front.data)) {
+      skipped.push({ where: file.path, reason: 'paths: [] — Cline never loads this rule (its way to turn a rule off)' });
       continue;
     }
     const notes: string[] = [];
@@ -330,6 +356,7 @@ function splitDepth(tokens: readonly Token[]): number | null {
 function fileSlugOf(path: string, match: RuleFileMatch): string {
   const p = normalizePath(path);
   const name = baseName(p);
+  const dir = dirName(p);
   let own: string;
   switch (match.kind) {
     case 'copilot-global':
@@ -345,7 +372,9 @@ function fileSlugOf(path: string, match: RuleFileMatch): string {
       own = 'legacy';
       break;
     case 'cline':
-      own = name === '.clinerules' ? '' : stemUnder(p, '.clinerules/');
+      // `.cline/rules/style.md` → `rules-style`, apart from `.clinerules/style.md` → `style`:
+      // both folders can hold a rule of one name, and each keeps its own artifact.
+      own = name === '.clinerules' ? '' : isClineRulesFolder(dir) ? `rules/${stemUnder(p, '.cline/rules/')}` : stemUnder(p, '.clinerules/');
       break;
     case 'copilot-instructions':
       own = stemUnder(p, '.github/instructions/').replace(/\.instructions$/i, '');
@@ -357,14 +386,22 @@ function fileSlugOf(path: string, match: RuleFileMatch): string {
       own = stemUnder(p, '.claude/rules/');
       break;
   }
-  return [slugify(match.appliesTo, 40), slugify(own, 50)].filter((part) => part !== '').join('-');
+  return [slugify(match.appliesTo, 40), slugOrHash(own, 50)].filter((part) => part !== '').join('-');
+}
+
+/**
+ * The slug of each `/`-part of `text`, or a short hash of a part with nothing to slug (a
+ * file named `规则.md`): two such files get two ids, not `cline` and `cline-2` by order.
+ */
+function slugOrHash(text: string, max: number): string {
+  return slugify(text.split('/').map((part) => slugify(part, max) || (part === '' ? '' : shortHash(part))).join('-'), max);
 }
 
 /** `a/.cursor/rules/ts/style.mdc`, `.cursor/rules/` → `ts/style`. */
 function stemUnder(path: string, marker: string): string {
   const index = path.lastIndexOf(marker);
   const rest = index < 0 ? baseName(path) : path.slice(index + marker.length);
-  return rest.replace(/\.(?:mdc|md|txt)$/i, '');
+  return rest.replace(/\.(?:mdc|md|markdown|txt)$/i, '');
 }
 
 function idOf(...parts: string[]): string {

@@ -48,11 +48,11 @@ export function detectFormats(relativePaths: readonly string[]): DetectedFormat[
 
 /**
  * Every file name a knowledge file of some format can have (rules are `.md`, `.mdc` or
- * Cline's `.txt`; two legacy rule files have no extension), as one glob: the coarse filter
+ * Cline's `.txt` and `.markdown`; two legacy rule files have no extension), as one glob: the coarse filter
  * a file watcher needs. `formatOf` stays the one judge of what a path is; a unit test
  * checks that every path it accepts matches this glob.
  */
-export const KNOWLEDGE_FILE_GLOB = '**/{*.md,*.MD,*.mdc,*.txt,.cursorrules,.clinerules}';
+export const KNOWLEDGE_FILE_GLOB = '**/{*.md,*.MD,*.mdc,*.txt,*.markdown,.cursorrules,.clinerules}';
 
 /** The format a single workspace-relative path belongs to, or null. */
 export function formatOf(path: string): ImportFormat | null {

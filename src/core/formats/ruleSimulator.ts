@@ -12,7 +12,7 @@
  */
 import { compileGlob, type CompiledGlob, matchGlob, toActivePath } from '../assemble/paths';
 import type { Artifact } from '../model';
-import { classifyRuleFile, GENERATED_MARKER, type RuleFileKind } from './agentRules';
+import { classifyRuleFile, GENERATED_MARKER, isClineRuleOff, type RuleFileKind } from './agentRules';
 import { type SourceFile, booleanValue, globList, globsUnder, normalizePath, splitFrontMatter, stringValue } from './common';
 
 export interface ArtifactHit {
@@ -190,6 +190,7 @@ function simulate(
       case 'claude-rules':
       case 'cline': {
         if (!inFolder) hit(false, `applies to ${match.appliesTo}/ only`);
+        else if (isClineRuleOff(match.kind, front.data)) hit(false, 'paths: [] — Cline never loads it');
         else if (raw === undefined) hit(true, match.kind === 'cline' ? 'Cline rules apply everywhere' : 'no paths: always loaded');
         else {
           const glob = matchesAny(globs, target);

@@ -14,7 +14,7 @@ export const FORMAT_LABELS: Readonly<Record<ImportFormat, string>> = {
   cursor: 'Cursor rules',
   claude: 'CLAUDE.md and .claude/rules',
   'agents-md': 'AGENTS.md',
-  cline: 'Cline rules (.clinerules)',
+  cline: 'Cline rules (.clinerules, .cline/rules)',
 };
 
 export const TARGET_LABELS: Readonly<Record<RuleTarget, { label: string; where: string }>> = {

@@ -276,7 +276,7 @@ function agentTab(m: InspectorModel): TemplateResult {
       ${view.overlapTokens > 0 ? html`<span class="warn">${fmt(view.overlapTokens)} ledger tokens repeat what those files already say.</span>` : nothing}
     </p>
     ${view.files.length === 0
-      ? html`<p class="muted">No agent rule files in this workspace (.github/copilot-instructions.md, .github/instructions/*.instructions.md, AGENTS.md, CLAUDE.md, .cursor/rules, .clinerules).</p>`
+      ? html`<p class="muted">No agent rule files in this workspace (.github/copilot-instructions.md, .github/instructions/*.instructions.md, AGENTS.md, CLAUDE.md, .cursor/rules, .clinerules, .cline/rules).</p>`
       : html`<div class="scroll"><table id="agent-files" class="grid">
           <thead><tr><th>File</th><th>Loaded</th><th>Why</th><th class="num">Tokens</th><th class="num">chars/4</th><th>Also in the ledger block</th></tr></thead>
           <tbody>${view.files.map(

@@ -48,6 +48,7 @@ describe('knowledge-file refresh (the VS Code watcher)', () => {
       'AGENTS.md', 'pkg/AGENTS.md', 'CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', '.claude/rules/db.md',
       '.github/copilot-instructions.md', '.github/instructions/ts.instructions.md', '.cursor/rules/a.mdc',
       'web/.cursor/rules/b.md', '.cursorrules', '.clinerules', '.clinerules/style.txt', '.clinerules/x.md',
+      '.cline/rules/x.md', '.cline/rules/notes.markdown', '.cline/rules/plain.txt', 'pkg/.cline/rules/y.md',
       'docs/adr/0001-use-sqlite.md', 'docs/decisions/0002-x.MD', '.context/DECISIONS.md', '.context/decisions/retries.md',
     ];
     const names = /^\*\*\/\{(.+)\}$/.exec(KNOWLEDGE_FILE_GLOB)![1]!.split(',');
@@ -101,6 +102,18 @@ describe('knowledge-file refresh (the VS Code watcher)', () => {
     assert.deepEqual(reports.flatMap((r) => r.added).length, 1);
     assert.deepEqual(reports.flatMap((r) => r.removed).length, 2);
     assert.deepEqual(titles(store), ['Db', 'Retries']);
+  });
+
+  test('a ledger that imported Cline rules follows .cline/rules/ too: an edit or a new file there refreshes at once', async () => {
+    const { root, store } = await imported({ '.clinerules/style.md': '# Style\n\nSmall functions.\n', '.cline/rules/api.md': '---\npaths: ["src/**"]\n---\nValidate input.\n' });
+    const followed = followedSources(store.latestArtifacts());
+    assert.deepEqual(formatsTouched(followed, ['.cline/rules/api.md']), ['cline']);
+    assert.deepEqual(formatsTouched(followed, ['.cline/rules/new.md']), ['cline'], 'a new file there is a Cline rule');
+    assert.deepEqual(formatsTouched(followed, ['.cline/rules/drafts/x.md', '.cline/workflows/w.md']), [], 'Cline reads neither as a rule');
+    write(root, { '.cline/rules/api.md': '---\npaths: ["src/**"]\n---\nValidate input with the schema.\n', '.cline/rules/new.md': 'Log the request id.\n' });
+    const reports = refresh(root, store, ['.cline/rules/api.md', '.cline/rules/new.md']);
+    assert.deepEqual([reports.flatMap((r) => r.updated).length, reports.flatMap((r) => r.added).length], [1, 1]);
+    assert.ok(store.latestArtifacts().some((a) => a.source === 'import:cline:.cline/rules/api.md' && /with the schema/.test(a.body)));
   });
 
   test('a ledger edit of a linked artifact is detached, never reverted, when its file changes', async () => {

@@ -1,0 +1,245 @@
+/**
+ * Cline's `.cline/rules/` folder, read as Cline reads it (docs/formats.md): "Workspace rules go
+ * in .clinerules/ or .cline/rules/ at your project root" (docs.cline.bot). The real CLI on real
+ * temporary folders: import with and without `paths:`, both folders side by side, re-import
+ * and drift after an edit, `which`, and hostile input (links out, `../` globs, empty and
+ * non-ASCII files).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { agentFilesView } from '../../../src/core/inspector/agentFiles';
+import { type ArtifactJson, cli, jsonOf } from '../helpers';
+import { tempDir } from './shared';
+
+interface Change {
+  id: string;
+  title: string;
+  file: string;
+  outcome: string;
+}
+interface Report {
+  formats: { format: string; added: string[]; updated: string[]; unchanged: string[]; removed: string[]; changes: Change[]; skipped: { where: string; reason: string }[] }[];
+  skipped: { where: string; reason: string }[];
+}
+interface Status {
+  inStep: number;
+  drift: { file: string; state: string }[];
+}
+interface Which {
+  rules: { path: string; kind: string; fires: boolean; why: string }[];
+  problems: { where: string; field: string; problem: string }[];
+}
+
+function write(root: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+}
+
+function workspace(files: Record<string, string>): string {
+  const dir = tempDir('ledger-cline-rules-');
+  write(dir, files);
+  fs.mkdirSync(path.join(dir, '.context-ledger'), { recursive: true });
+  return dir;
+}
+
+function importJson(cwd: string, ...args: string[]): Report {
+  const result = cli(['import-folder', '--db', '.context-ledger/ledger.db', '--format', 'json', ...args], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  return jsonOf<Report>(result);
+}
+
+function latest(cwd: string): ArtifactJson[] {
+  const result = cli(['export', '--db', '.context-ledger/ledger.db', '--format', 'jsonl', '--latest-only'], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  return result.stdout.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as ArtifactJson);
+}
+
+function fromFile(cwd: string, file: string): ArtifactJson[] {
+  return latest(cwd).filter((a) => a.source === `import:cline:${file}` && a.status === 'active');
+}
+
+function skippedOf(report: Report): { where: string; reason: string }[] {
+  return [...report.skipped, ...report.formats.flatMap((f) => f.skipped)];
+}
+
+const STYLE = '# House style\n\nWrite small functions and name them for what they return.\n';
+const API = '---\npaths:\n  - "src/api/**"\n---\n\n# API rules\n\nEvery handler validates its input with the shared schema.\n';
+
+describe('Cline .cline/rules/ (real CLI, real folders)', () => {
+  it('imports each rule file directly in .cline/rules/, path-scoped by paths:, and nothing Cline does not read as a rule', () => {
+    const dir = workspace({
+      'src/api/users.ts': 'export {};\n',
+      '.cline/rules/style.md': STYLE,
+      '.cline/rules/api.md': API,
+      '.cline/rules/notes.markdown': '# Notes\n\nLog with the request id.\n',
+      '.cline/rules/plain.txt': 'Never commit secrets.\n',
+      // Cline's loader reads no subfolder of .cline/rules, and its workflows live elsewhere.
+      '.cline/rules/drafts/old.md': '# Old\n\nDRAFT-TEXT\n',
+      '.cline/workflows/release.md': '# Release\n\nWORKFLOW-TEXT\n',
+      '.cline/rules/off.md': '---\npaths: []\n---\n\n# Off\n\nOFF-TEXT\n',
+      'packages/web/.cline/rules/ui.md': '---\npaths: ["src/**"]\n---\n\n# UI\n\nComponents are functions.\n',
+    });
+    const report = importJson(dir);
+    const cline = report.formats.find((f) => f.format === 'cline');
+    assert.ok(cline, JSON.stringify(report.formats.map((f) => f.format)));
+
+    const [style] = fromFile(dir, '.cline/rules/style.md');
+    assert.ok(style, 'a rule without paths is imported');
+    assert.equal(style.scope, 'global', 'Cline loads a rule without paths for every request');
+    assert.match(style.body, /small functions/);
+    assert.equal(style.id.replace(/-v\d+.*$/, ''), 'cline-rules-style');
+
+    const [api] = fromFile(dir, '.cline/rules/api.md');
+    assert.ok(api, 'a rule with paths is imported');
+    assert.deepEqual([api.scope, api.paths], ['path', ['src/api/**']]);
+    assert.doesNotMatch(api.body, /paths:/, 'front matter is not part of the rule');
+
+    assert.equal(fromFile(dir, '.cline/rules/notes.markdown').length, 1, '.markdown, as Cline reads it');
+    assert.equal(fromFile(dir, '.cline/rules/plain.txt').length, 1, '.txt, as Cline reads it');
+    const [ui] = fromFile(dir, 'packages/web/.cline/rules/ui.md');
+    assert.deepEqual([ui?.scope, ui?.paths], ['path', ['packages/web/src/**']], 'a nested .cline/rules applies to its folder');
+
+    const bodies = latest(dir).map((a) => a.body).join('\n');
+    assert.doesNotMatch(bodies, /DRAFT-TEXT|WORKFLOW-TEXT|OFF-TEXT/);
+    assert.ok(
+      skippedOf(report).some((s) => s.where === '.cline/rules/off.md' && /paths: \[\].*never loads/.test(s.reason)),
+      `paths: [] is Cline's way to turn a rule off: ${JSON.stringify(skippedOf(report))}`,
+    );
+  });
+
+  it('both .clinerules/ and .cline/rules/: both imported, each keeps its own id; adding the new folder leaves the old artifacts alone', () => {
+    const dir = workspace({ '.clinerules/style.md': '# Style\n\nOLD-FOLDER rule.\n', '.clinerules/off.md': '---\npaths: []\n---\nOFF-OLD\n' });
+    importJson(dir);
+    const before = fromFile(dir, '.clinerules/style.md');
+    assert.equal(before.length, 1);
+    assert.ok(!latest(dir).some((a) => /OFF-OLD/.test(a.body)), 'paths: [] is off in .clinerules/ too');
+
+    write(dir, { '.cline/rules/style.md': '# Style\n\nNEW-FOLDER rule.\n' });
+    const report = importJson(dir);
+    const changes = report.formats.flatMap((f) => f.changes);
+    assert.deepEqual(
+      changes.filter((c) => c.outcome !== 'unchanged').map((c) => [c.outcome, c.file]),
+      [['added', '.cline/rules/style.md']],
+    );
+    const [old] = fromFile(dir, '.clinerules/style.md');
+    const [added] = fromFile(dir, '.cline/rules/style.md');
+    assert.equal(old!.id, before[0]!.id, 'the .clinerules artifact keeps its id and version');
+    assert.match(old!.body, /OLD-FOLDER/);
+    assert.match(added!.body, /NEW-FOLDER/);
+    assert.notEqual(added!.chainId, old!.chainId);
+  });
+
+  it('an edit of a .cline/rules/ file shows as drift and re-import updates it; a deleted one is archived', () => {
+    const dir = workspace({ '.cline/rules/style.md': STYLE, '.cline/rules/api.md': API });
+    importJson(dir);
+    const status = (): Status => jsonOf<Status>(cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+    assert.deepEqual(status().drift, []);
+
+    write(dir, { '.cline/rules/style.md': STYLE.replace('small functions', 'short functions, déjà relus,') });
+    fs.rmSync(path.join(dir, '.cline/rules/api.md'));
+    assert.deepEqual(
+      Object.fromEntries(status().drift.map((d) => [d.file, d.state])),
+      { '.cline/rules/api.md': 'removed', '.cline/rules/style.md': 'changed' },
+    );
+    const report = importJson(dir);
+    const outcomes = Object.fromEntries(report.formats.flatMap((f) => f.changes).map((c) => [c.file, c.outcome]));
+    assert.deepEqual(outcomes, { '.cline/rules/style.md': 'updated', '.cline/rules/api.md': 'removed' });
+    const [style] = fromFile(dir, '.cline/rules/style.md');
+    assert.match(style!.body, /short functions, déjà relus/);
+    assert.equal(style!.version, 2);
+    assert.deepEqual(fromFile(dir, '.cline/rules/api.md'), []);
+    assert.deepEqual(status().drift, []);
+  });
+
+  it('hostile: links out are not followed, ../ globs are flagged, empty files skipped, non-ASCII names get ids of their own', () => {
+    const outside = tempDir('ledger-cline-outside-');
+    write(outside, { 'secret.md': '# Secret\n\nOUTSIDE-FILE\n', 'rules/leak.md': '# Leak\n\nOUTSIDE-FOLDER\n' });
+    const dir = workspace({
+      'src/app.ts': 'export {};\n',
+      '.cline/rules/empty.md': '',
+      '.cline/rules/blank.md': '---\npaths: ["src/**"]\n---\n\n   \n',
+      '.cline/rules/escape.md': '---\npaths: ["../**"]\n---\n\nReaches out.\n',
+      '.cline/rules/..md': 'Dots in the name stay a name.\n',
+      '.cline/rules/règles.md': '# Règles\n\nÉcrire en français.\n',
+      '.cline/rules/规则.md': '# 规则\n\n使用中文注释。\n',
+      '.cline/rules/правила.md': '# Правила\n\nПишите тесты.\n',
+    });
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(dir, '.cline/rules/secret.md'));
+    fs.symlinkSync(path.join(outside, 'rules'), path.join(dir, '.cline/rules/linked'));
+    // The whole folder a link out: a clone that points .cline/rules at someone's home.
+    fs.mkdirSync(path.join(dir, 'pkg/.cline'), { recursive: true });
+    fs.symlinkSync(path.join(outside, 'rules'), path.join(dir, 'pkg/.cline/rules'));
+
+    const report = importJson(dir);
+    const all = latest(dir);
+    assert.ok(!all.some((a) => /OUTSIDE-FILE|OUTSIDE-FOLDER/.test(a.body)), 'nothing read through a link out');
+    const skipped = skippedOf(report);
+    assert.ok(skipped.some((s) => s.where === '.cline/rules/secret.md' && /outside/.test(s.reason)), JSON.stringify(skipped));
+    assert.ok(skipped.some((s) => s.where === 'pkg/.cline/rules' && /outside/.test(s.reason)), JSON.stringify(skipped));
+    assert.ok(skipped.some((s) => s.where === '.cline/rules/empty.md' && /no content/.test(s.reason)), JSON.stringify(skipped));
+    assert.ok(skipped.some((s) => s.where === '.cline/rules/blank.md' && /no content/.test(s.reason)), JSON.stringify(skipped));
+    assert.equal(fromFile(dir, '.cline/rules/..md').length, 1);
+
+    const ids = ['règles', '规则', 'правила'].map((name) => {
+      const found = fromFile(dir, `.cline/rules/${name}.md`);
+      assert.equal(found.length, 1, name);
+      return found[0]!.chainId;
+    });
+    assert.equal(new Set(ids).size, 3, ids.join(', '));
+    assert.equal(ids[0], 'cline-rules-regles');
+    // Stable ids: a second run changes nothing.
+    const again = importJson(dir);
+    assert.deepEqual(again.formats.flatMap((f) => f.changes).filter((c) => c.outcome !== 'unchanged'), []);
+
+    const which = jsonOf<Which>(cli(['which', 'src/app.ts', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
+    assert.ok(which.problems.some((p) => p.where === '.cline/rules/escape.md' && /outside the workspace/.test(p.problem)), JSON.stringify(which.problems));
+  });
+
+  it('which: one verdict per .cline/rules/ file, as Cline would load it for the file', () => {
+    const dir = workspace({
+      'src/api/users.ts': 'export {};\n',
+      'web/app.tsx': 'export {};\n',
+      '.cline/rules/style.md': STYLE,
+      '.cline/rules/api.md': API,
+      '.cline/rules/web.md': '---\npaths: ["web/**"]\n---\nReact rules.\n',
+      '.cline/rules/off.md': '---\npaths: []\n---\nOff.\n',
+      '.cline/rules/drafts/old.md': 'Not a rule Cline reads.\n',
+      '.clinerules/legacy.md': 'The older folder.\n',
+    });
+    const result = cli(['which', 'src/api/users.ts', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir });
+    assert.equal(result.code, 0, result.stderr);
+    const report = jsonOf<Which>(result);
+    const verdicts = Object.fromEntries(report.rules.map((r) => [r.path, [r.fires, r.why]]));
+    assert.deepEqual(verdicts, {
+      '.cline/rules/api.md': [true, 'paths src/api/**'],
+      '.cline/rules/off.md': [false, 'paths: [] — Cline never loads it'],
+      '.cline/rules/style.md': [true, 'Cline rules apply everywhere'],
+      '.cline/rules/web.md': [false, 'paths do not match'],
+      '.clinerules/legacy.md': [true, 'Cline rules apply everywhere'],
+    });
+    assert.ok(report.rules.every((r) => r.kind === 'cline'));
+    const text = cli(['which', 'web/app.tsx', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
+    assert.match(text, /fires +\.cline\/rules\/web\.md +\(paths web\/\*\*\)/);
+  });
+
+  it('the inspector counts a .cline/rules/ file an agent loads, and not one turned off with paths: []', () => {
+    const view = agentFilesView({
+      files: [
+        { path: '.cline/rules/style.md', content: STYLE },
+        { path: '.cline/rules/api.md', content: API },
+        { path: '.cline/rules/off.md', content: '---\npaths: []\n---\nOff.\n' },
+        { path: '.cline/rules/drafts/old.md', content: 'Not read.\n' },
+      ],
+      activePaths: ['src/api/users.ts'],
+      ledgerTokens: 0,
+      included: [],
+      count: (text) => text.length,
+    });
+    const rows = Object.fromEntries(view.files.map((f) => [f.path, f.applies]));
+    assert.deepEqual(rows, { '.cline/rules/api.md': true, '.cline/rules/off.md': false, '.cline/rules/style.md': true });
+  });
+});
