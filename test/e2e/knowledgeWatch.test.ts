@@ -1,6 +1,6 @@
 /**
- * Live knowledge files in a real code-server: a workspace whose AGENTS.md and Cursor rules
- * were imported (`context-ledger import-folder`, a pin set in the ledger) is open in VS Code
+ * Live knowledge files in a real code-server: a workspace whose AGENTS.md, Cursor rules and
+ * Cline `.cline/rules/` were imported (`context-ledger import-folder`, a pin set in the ledger) is open in VS Code
  * while its files change on disk — written by the test as an editor or a script would, a new
  * rule file, a `git checkout` of another branch. Each time the Artifacts view shows the
  * refreshed artifact within seconds, the next "Build agent context" holds the new text, and
@@ -53,6 +53,9 @@ before(async () => {
         fs.writeFileSync(path.join(workspace, 'AGENTS.md'), agents('Refunds go through the refund queue (ALPHA-ORIGINAL).'));
         fs.mkdirSync(path.join(workspace, '.cursor', 'rules'), { recursive: true });
         fs.writeFileSync(path.join(workspace, '.cursor', 'rules', 'testing.mdc'), RULE('Testing', 'Tests use the real database.'));
+        // Cline's newer rule folder (untracked: the branch switch below leaves it alone).
+        fs.mkdirSync(path.join(workspace, '.cline', 'rules'), { recursive: true });
+        fs.writeFileSync(path.join(workspace, '.cline', 'rules', 'logging.md'), '# Logging\n\nLog the request id with every error (CLINE-ORIGINAL).\n');
         // A repository with a release branch whose AGENTS.md says something else and has no Chargebacks section.
         git('init', '-q', '-b', 'main');
         git('add', 'AGENTS.md', '.cursor');
@@ -157,4 +160,15 @@ test('an artifact edited in the ledger whose file then changes keeps the edit, w
   assert.ok(listed('--text', 'LEDGER-EDIT').some((a) => a.chainId === 'agents-md-webhooks'), 'the edit made in the ledger is the latest version');
   assert.deepEqual(listed('--text', 'FILE-EDIT'), [], 'the file did not overwrite the edit');
   assert.doesNotMatch(await buildContext(), /FILE-EDIT/);
+});
+
+test('an edit of a Cline rule in .cline/rules/ on disk refreshes its artifact in the tree and the next build', async () => {
+  const page = wb!.page;
+  await artifactsWhen((items) => item(items, 'Logging') !== undefined, 'the imported Cline rule');
+  fs.writeFileSync(path.join(workspace, '.cline', 'rules', 'logging.md'), '# Logging\n\nLog the request id and the tenant with every error (CLINE-EDITED).\n');
+  await artifactsWhen((items) => /\bv2\b/.test(item(items, 'Logging')?.description ?? ''), 'the Cline rule at v2 in the tree');
+  await screenshot(page, '05-cline-rule-edited');
+  const context = await buildContext();
+  assert.match(context, /CLINE-EDITED/);
+  assert.doesNotMatch(context, /CLINE-ORIGINAL/);
 });
