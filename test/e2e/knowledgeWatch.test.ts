@@ -164,6 +164,7 @@ test('an artifact edited in the ledger whose file then changes keeps the edit, w
 
 test('an edit of a Cline rule in .cline/rules/ on disk refreshes its artifact in the tree and the next build', async () => {
   const page = wb!.page;
+  await openView(page, 'Artifacts');
   await artifactsWhen((items) => item(items, 'Logging') !== undefined, 'the imported Cline rule');
   fs.writeFileSync(path.join(workspace, '.cline', 'rules', 'logging.md'), '# Logging\n\nLog the request id and the tenant with every error (CLINE-EDITED).\n');
   await artifactsWhen((items) => /\bv2\b/.test(item(items, 'Logging')?.description ?? ''), 'the Cline rule at v2 in the tree');
