@@ -1,5 +1,5 @@
 import type { Artifact } from '../model';
-import { forEachTerm, pathTerms } from './text';
+import { forEachTerm, pathInPlayTerms, pathTerms } from './text';
 import type { TermVectors } from './termVectors';
 
 /** Field order in the index. */
@@ -199,7 +199,7 @@ export class SearchIndex {
 export interface QuerySource {
   text: string;
   weight: number;
-  /** Paths are split into folder and file terms. */
+  /** Paths in play, one a line, each split into its folders, its name and its extension. */
   isPath?: boolean;
 }
 
@@ -213,7 +213,7 @@ export function buildQuery(sources: readonly QuerySource[]): Map<string, number>
     if (source.weight <= 0 || !source.text) continue;
     const seen = new Set<string>();
     const collect = (term: string) => seen.add(term);
-    if (source.isPath) for (const t of pathTerms(source.text)) collect(t);
+    if (source.isPath) for (const path of source.text.split('\n')) for (const t of pathInPlayTerms(path)) collect(t);
     else forEachTerm(source.text, collect);
     for (const term of seen) query.set(term, (query.get(term) ?? 0) + source.weight);
   }

@@ -222,6 +222,14 @@ export function pathTerms(path: string): string[] {
 }
 
 /**
+ * Terms of a file in play, for the query: its folders, its name and its extension, which
+ * names its language ("go", "py", "cs"), a topic of a team's rules ("Go-specific").
+ */
+export function pathInPlayTerms(path: string): string[] {
+  return terms(path.replace(/[*?{}[\]!]/g, ' '));
+}
+
+/**
  * Lower-case text with runs of non-letters collapsed, for phrase look-ups (titles, ids in
  * task text). ADR references are written one way first, so "ADR 57" names `adr-0057`.
  */

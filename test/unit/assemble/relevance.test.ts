@@ -8,6 +8,22 @@ const NOW = new Date('2026-03-01T00:00:00.000Z');
 const FILLER = 'The team discussed this at length and agreed to revisit it in the next planning round. ';
 
 describe('relevance ranking', () => {
+  test("a file's extension names its language: a Go rule gains from one .go file in play as from several, whatever their order", async () => {
+    const store = await memoryStore(fixedClock());
+    store.createArtifact({ id: 'go-rule', type: 'convention', title: 'Go-specific', body: 'Wrap returned errors with %w and the operation that failed.' });
+    store.createArtifact({ id: 'py-rule', type: 'convention', title: 'Python-specific', body: 'Type every public function.' });
+    const relevanceOf = async (paths: string[]): Promise<number> => {
+      const result = await assembleContext(store, { budget: 2000, now: NOW, task: { title: 'Retry the tenant sync', description: '' }, paths, log: false });
+      const item = [...result.items, ...result.excluded].find((i) => i.id === 'go-rule');
+      return item && 'components' in item ? (item.components?.relevance ?? 0) : 0;
+    };
+    const one = await relevanceOf(['pkg/sync/tenant.go']);
+    assert.ok(one > 0, 'one Go file in play: "go" is a word of the query');
+    assert.equal(await relevanceOf(['pkg/sync/tenant.go', 'pkg/sync/retry.go']), one);
+    assert.equal(await relevanceOf(['README.md', 'pkg/sync/tenant.go']), one, 'not only when a later path follows it');
+    assert.equal(await relevanceOf(['pkg/sync/tenant.py']), 0);
+  });
+
   test('a rare identifier named in the task title outranks generic task words repeated in long bodies', async () => {
     const store = await memoryStore(fixedClock());
     store.createArtifact({ id: 'factory', type: 'adr', title: 'Factory method for ServiceContainer', body: 'Build the ServiceContainer once at startup and share it; never per call.' });
