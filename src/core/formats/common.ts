@@ -88,6 +88,11 @@ export interface FrontMatter {
   present: boolean;
   /** Set when front matter was present but could not be read at all. */
   error?: string;
+  /**
+   * Set (to the YAML error) when the front matter is not valid YAML and `data` comes from the
+   * lenient `key: value` reading. A tool that parses strict YAML (Cline) does not read it.
+   */
+  invalidYaml?: string;
 }
 
 const OPENING = /^---[ \t]*\r?\n/;
@@ -113,7 +118,7 @@ export function splitFrontMatter(content: string): FrontMatter {
   const strict = readYamlMapping(yamlText);
   if (strict.ok) return { data: strict.data, body, present: true };
   const lenient = readLooseMapping(yamlText);
-  if (lenient) return { data: lenient, body, present: true };
+  if (lenient) return { data: lenient, body, present: true, invalidYaml: strict.error };
   return { data: {}, body, present: true, error: `malformed front matter: ${strict.error}` };
 }
 

@@ -12,7 +12,7 @@
  */
 import { compileGlob, type CompiledGlob, matchGlob, toActivePath } from '../assemble/paths';
 import type { Artifact } from '../model';
-import { classifyRuleFile, GENERATED_MARKER, isClineRuleOff, type RuleFileKind } from './agentRules';
+import { classifyRuleFile, clineFrontMatter, clineFrontMatterNotes, clinePaths, GENERATED_MARKER, type RuleFileKind } from './agentRules';
 import { type SourceFile, booleanValue, globList, globsUnder, normalizePath, splitFrontMatter, stringValue } from './common';
 
 export interface ArtifactHit {
@@ -156,11 +156,15 @@ function simulate(
     const rel = normalizePath(file.path);
     const match = classifyRuleFile(rel);
     if (!match) continue;
-    const front = splitFrontMatter(file.content);
-    if (front.error) problems.push({ where: rel, field: 'front matter', problem: front.error });
+    const cline = match.kind === 'cline';
+    const front = cline ? clineFrontMatter(file.content) : splitFrontMatter(file.content);
+    if (cline) for (const note of clineFrontMatterNotes(front.data, front.error)) problems.push({ where: rel, ...note });
+    else if (front.error) problems.push({ where: rel, field: 'front matter', problem: front.error });
     const spec = GLOB_FIELD[match.kind];
     const raw = spec ? front.data[spec.field] : undefined;
-    const globs = spec ? globsUnder(match.appliesTo, lintGlobs(rel, spec, raw, workspaceFiles, problems)) : [];
+    // A Cline `paths` that Cline ignores has no globs to check: the note above says why.
+    const read = cline && clinePaths(front.data).kind === 'ignored' ? undefined : raw;
+    const globs = spec ? globsUnder(match.appliesTo, lintGlobs(rel, spec, read, workspaceFiles, problems)) : [];
     const inFolder = under(match.appliesTo, target);
     if (inFolder) concerns.add(rel);
     const unread = Array.isArray(raw) && raw.length > 0 && spec?.oneString === true;
@@ -189,9 +193,12 @@ function simulate(
       }
       case 'claude-rules':
       case 'cline': {
+        const paths = cline ? clinePaths(front.data).kind : null;
         if (!inFolder) hit(false, `applies to ${match.appliesTo}/ only`);
-        else if (isClineRuleOff(match.kind, front.data)) hit(false, 'paths: [] — Cline never loads it');
-        else if (raw === undefined) hit(true, match.kind === 'cline' ? 'Cline rules apply everywhere' : 'no paths: always loaded');
+        else if (front.error !== undefined) hit(true, 'front matter does not parse: Cline loads the whole file everywhere');
+        else if (paths === 'off') hit(false, 'paths: [] — Cline never loads it');
+        else if (paths === 'ignored') hit(true, 'paths is not a list of globs, which Cline ignores: loaded everywhere');
+        else if (raw === undefined) hit(true, cline ? 'Cline rules apply everywhere' : 'no paths: always loaded');
         else {
           const glob = matchesAny(globs, target);
           hit(glob !== undefined, glob ? `paths ${glob}` : 'paths do not match');

@@ -5,7 +5,7 @@
  * block, and which ledger artifacts repeat them (paid for twice).
  */
 import { Minimatch } from 'minimatch';
-import { classifyRuleFile, isClineRuleOff, type RuleFileKind } from '../formats/agentRules';
+import { classifyRuleFile, clineFrontMatter, clinePaths, type RuleFileKind } from '../formats/agentRules';
 import type { AgentFileOverlap, AgentFileRow, AgentFilesView } from './model';
 import { globList, globsUnder, isEverythingGlob, normalizePath, splitFrontMatter, booleanValue } from '../formats/common';
 import { contentOverlap, shingles } from './overlap';
@@ -92,9 +92,11 @@ function applicability(kind: RuleFileKind, appliesTo: string, data: Record<strin
       return folderRule('Agents that read AGENTS.md');
     case 'claude-rules':
       return globRule(globList(data.paths ?? data.globs), 'Claude Code', { applies: true, why: 'no paths: Claude Code loads it for every request' });
-    case 'cline':
-      if (isClineRuleOff(kind, data)) return { applies: false, why: 'paths: [] — Cline never loads it' };
-      return globRule(globList(data.paths ?? data.globs), 'Cline', folderRule('Cline'));
+    case 'cline': {
+      const paths = clinePaths(data);
+      if (paths.kind === 'off') return { applies: false, why: 'paths: [] — Cline never loads it' };
+      return globRule(paths.kind === 'globs' ? paths.globs : [], 'Cline', folderRule('Cline'));
+    }
   }
 }
 
@@ -112,7 +114,7 @@ export function agentFilesView(input: AgentFilesInput): AgentFilesView {
       files.push({ path, kind: 'ledger', applies: true, why: 'written by Context Ledger: the ledger block itself (counted once)', tokens, estimate, overlaps: [] });
       continue;
     }
-    const front = splitFrontMatter(file.content);
+    const front = match.kind === 'cline' ? clineFrontMatter(file.content) : splitFrontMatter(file.content);
     const { applies, why } = applicability(match.kind, match.appliesTo, front.data, active);
     const content = shingles(front.body);
     const overlaps: AgentFileOverlap[] = [];

@@ -243,3 +243,97 @@ describe('Cline .cline/rules/ (real CLI, real folders)', () => {
     assert.deepEqual(rows, { '.cline/rules/api.md': true, '.cline/rules/off.md': false, '.cline/rules/style.md': true });
   });
 });
+
+/**
+ * Front matter Cline reads otherwise than its author likely meant (docs/formats.md, Cline's
+ * rule-conditionals.ts and rule-helpers.ts at 21cb8d2): a `paths` that is not a list of
+ * non-empty globs is ignored, `globs` is Cursor's field, and front matter that does not parse
+ * loads the whole file. Each is loaded for every file, so each is imported global, and
+ * `which` says why, in both folders.
+ */
+describe('Cline rules whose front matter Cline reads its own way (real CLI, both folders)', () => {
+  const MISREAD = {
+    'string.md': '---\npaths: "src/api/**"\n---\n\n# One string\n\nSTRING-PATHS rule.\n',
+    'blank-item.md': '---\npaths:\n  - "src/api/**"\n  - ""\n---\n\n# Blank item\n\nBLANK-ITEM rule.\n',
+    'cursor-globs.md': '---\nglobs: "src/api/**"\n---\n\n# Cursor field\n\nGLOBS-FIELD rule.\n',
+    'broken.md': '---\npaths: [src/api/**\n---\n\n# Broken\n\nBROKEN-YAML rule.\n',
+    'alias.md': '---\npaths: *.ts\n---\n\n# Alias\n\nALIAS-YAML rule.\n',
+  };
+  for (const folder of ['.clinerules', '.cline/rules']) {
+    it(`${folder}/: imported global, as Cline loads them; the report says why; which fires everywhere and names the mistake`, () => {
+      const files: Record<string, string> = { 'src/api/users.ts': 'export {};\n', 'web/app.tsx': 'export {};\n', 'src/日本/ファイル.ts': 'export {};\n' };
+      for (const [name, text] of Object.entries(MISREAD)) files[`${folder}/${name}`] = text;
+      // Unchanged: a list of globs, non-ASCII ones too, and a hostile one that points outside.
+      files[`${folder}/kana.md`] = '---\npaths: ["src/日本/**"]\n---\n\nKANA rule.\n';
+      files[`${folder}/escape.md`] = '---\npaths: ["../../**"]\n---\n\nESCAPE rule.\n';
+      const dir = workspace(files);
+      const report = importJson(dir);
+      const skipped = skippedOf(report);
+      for (const name of Object.keys(MISREAD)) {
+        const found = fromFile(dir, `${folder}/${name}`);
+        assert.equal(found.length, 1, `${name}: ${JSON.stringify(skipped)}`);
+        assert.deepEqual([found[0]!.scope, found[0]!.paths], ['global', []], `${name} loads for every file in Cline`);
+        assert.ok(skipped.some((s) => s.where === `${folder}/${name}` && /imported as Cline loads it/.test(s.reason)), `${name}: ${JSON.stringify(skipped)}`);
+      }
+      const [broken] = fromFile(dir, `${folder}/broken.md`);
+      assert.match(broken!.body, /paths: \[src\/api\/\*\*/, 'Cline loads the whole file, front matter included');
+      assert.match(broken!.body, /BROKEN-YAML/);
+      assert.match(fromFile(dir, `${folder}/alias.md`)[0]!.body, /paths: \*\.ts[\s\S]*ALIAS-YAML/);
+      assert.doesNotMatch(fromFile(dir, `${folder}/string.md`)[0]!.body, /paths:/, 'front matter that parses is not part of the rule');
+      const [kana] = fromFile(dir, `${folder}/kana.md`);
+      assert.deepEqual([kana?.scope, kana?.paths], ['path', ['src/日本/**']]);
+
+      const which = (file: string): Which => {
+        const result = cli(['which', file, '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir });
+        assert.equal(result.code, 0, result.stderr);
+        return jsonOf<Which>(result);
+      };
+      const web = which('web/app.tsx');
+      const verdicts = Object.fromEntries(web.rules.map((r) => [r.path.slice(folder.length + 1), [r.fires, r.why]]));
+      assert.deepEqual(verdicts, {
+        'alias.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
+        'blank-item.md': [true, 'paths is not a list of globs, which Cline ignores: loaded everywhere'],
+        'broken.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
+        'cursor-globs.md': [true, 'Cline rules apply everywhere'],
+        'escape.md': [false, 'paths do not match'],
+        'kana.md': [false, 'paths do not match'],
+        'string.md': [true, 'paths is not a list of globs, which Cline ignores: loaded everywhere'],
+      });
+      const problems = web.problems.map((p) => [p.where.slice(folder.length + 1), p.field, p.problem]);
+      const has = (name: string, field: string, text: RegExp): void =>
+        assert.ok(problems.some(([where, f, problem]) => where === name && f === field && text.test(problem!)), `${name} ${field}: ${JSON.stringify(problems)}`);
+      has('string.md', 'paths', /^Cline ignores `paths` unless it is a list of globs.*: this rule loads for every file$/);
+      has('blank-item.md', 'paths', /^Cline ignores `paths` unless it is a list of globs/);
+      has('cursor-globs.md', 'globs', /^Cline reads `paths`, not `globs`.*loads for every file/);
+      has('broken.md', 'front matter', /does not parse.*Cline loads the whole file/);
+      has('alias.md', 'front matter', /does not parse.*Cline loads the whole file/);
+      has('escape.md', 'paths', /"\.\.\/\.\.\/\*\*" points outside the workspace/);
+      assert.ok(!problems.some(([where]) => where === 'kana.md'), JSON.stringify(problems));
+      const kanaHit = which('src/日本/ファイル.ts').rules.find((r) => r.path === `${folder}/kana.md`);
+      assert.deepEqual([kanaHit?.fires, kanaHit?.why], [true, 'paths src/日本/**']);
+      const text = cli(['which', 'web/app.tsx', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
+      assert.match(text, /fires +\S+string\.md[^\n]*\n +! paths: Cline ignores `paths` unless it is a list of globs/);
+      const lint = cli(['which', '--lint', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
+      assert.match(lint, /cursor-globs\.md globs: Cline reads `paths`, not `globs`/);
+    });
+
+    it(`${folder}/: fixing the front matter re-imports the rule path-scoped, same artifact, the user's pin kept`, () => {
+      const dir = workspace({ 'src/api/users.ts': 'export {};\n', [`${folder}/api.md`]: MISREAD['broken.md'] });
+      importJson(dir);
+      const [before] = fromFile(dir, `${folder}/api.md`);
+      assert.equal(before?.scope, 'global');
+      const pin = cli(['pin', before.chainId, '--db', '.context-ledger/ledger.db'], { cwd: dir });
+      assert.equal(pin.code, 0, pin.stderr);
+
+      write(dir, { [`${folder}/api.md`]: MISREAD['broken.md'].replace('[src/api/**', '["src/api/**"]') });
+      const report = importJson(dir);
+      assert.deepEqual(report.formats.flatMap((f) => f.changes).map((c) => [c.outcome, c.file]), [['updated', `${folder}/api.md`]]);
+      const [after] = fromFile(dir, `${folder}/api.md`);
+      assert.equal(after!.chainId, before.chainId, 'the same artifact, a new version');
+      assert.deepEqual([after!.scope, after!.paths], ['path', ['src/api/**']]);
+      assert.equal(after!.pinned, true, 'the pin the user set is kept');
+      assert.doesNotMatch(after!.body, /paths:/);
+      assert.ok(!skippedOf(report).some((s) => s.where === `${folder}/api.md`), JSON.stringify(skippedOf(report)));
+    });
+  }
+});
