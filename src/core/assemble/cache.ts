@@ -54,6 +54,8 @@ export interface LedgerIndex {
   index: SearchIndex;
   /** The index's latent-meaning model once a build asked for it (null: the ledger is too small to learn from); see `meaningModel`. */
   meaning?: MeaningModel | null;
+  /** Each change kind's vocabulary scored over the index, by kind and weight: the same query in every build. */
+  kindScores?: Map<string, Float64Array>;
   /** Rendered bodies and token counts, keyed by content hash and the options that shape them. */
   renders: Map<string, RenderMemo>;
   counts: Map<string, number>;

@@ -106,7 +106,17 @@ const KIND_SHARE = 0.25;
  */
 function kindScores(idx: LedgerIndex, active: readonly ActivePath[], options: AssembleOptions): Array<{ name: string; scores: Float64Array }> {
   if (options.queryWeights.kinds <= 0) return [];
-  return changeKindsOf(active).map((kind) => ({ name: kind.name, scores: idx.index.score(buildQuery([{ text: kind.vocabulary, weight: options.queryWeights.kinds }])) }));
+  // A kind's vocabulary is the same query in every build: scored once per ledger content, kept with the index (read, never written).
+  const kept = (idx.kindScores ??= new Map<string, Float64Array>());
+  return changeKindsOf(active).map((kind) => {
+    const key = `${kind.name}\u0000${options.queryWeights.kinds}`;
+    let scores = kept.get(key);
+    if (scores === undefined) {
+      scores = idx.index.score(buildQuery([{ text: kind.vocabulary, weight: options.queryWeights.kinds }]));
+      kept.set(key, scores);
+    }
+    return { name: kind.name, scores };
+  });
 }
 
 /**

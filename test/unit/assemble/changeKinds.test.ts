@@ -128,6 +128,20 @@ describe('change kinds in the build', () => {
     assert.ok(!learning || !('reason' in learning && /change kind/.test(String(learning.reason))), 'a learning is not a standing rule');
   });
 
+  test('a rule added after a build is found by its kind in the next one (the kinds\' scores are kept per ledger content)', async () => {
+    const store = await ledger();
+    const request = { budget: 1500, now: NOW, task: TASK, paths: [SOURCE, TEST_FILE], log: false };
+    const first = await assembleContext(store, request);
+    assert.ok(!first.items.some((i) => i.id === 'rule-fixtures'));
+    store.createArtifact({ id: 'rule-fixtures', type: 'convention', title: 'Fixtures', body: 'Each unit test builds its own fixture; a mock stands only for what crosses the process.' });
+    const second = await assembleContext(store, request);
+    const rule = second.items.find((i) => i.id === 'rule-fixtures');
+    assert.ok(rule, second.items.map((i) => i.id).join(', '));
+    assert.match(rule.reason, /change kind: tests/);
+    const again = await assembleContext(store, request);
+    assert.deepEqual(again.items.map((i) => [i.id, i.mode, i.score]), second.items.map((i) => [i.id, i.mode, i.score]), 'a warm build gives the same context');
+  });
+
   test('the kind evidence is a query weight like the others: `queryWeights.kinds` 0 turns it off', async () => {
     const store = await ledger();
     const on = await assembleContext(store, { budget: 1500, now: NOW, task: TASK, paths: [SOURCE, TEST_FILE], log: false });
