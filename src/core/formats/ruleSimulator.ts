@@ -163,7 +163,8 @@ function simulate(
     const spec = GLOB_FIELD[match.kind];
     const raw = spec ? front.data[spec.field] : undefined;
     // A Cline `paths` that Cline ignores has no globs to check: the note above says why.
-    const read = cline && clinePaths(front.data).kind === 'ignored' ? undefined : raw;
+    const clineRead = cline ? clinePaths(front.data).kind : undefined;
+    const read = clineRead === 'ignored' ? undefined : raw;
     const globs = spec ? globsUnder(match.appliesTo, lintGlobs(rel, spec, read, workspaceFiles, problems)) : [];
     const inFolder = under(match.appliesTo, target);
     if (inFolder) concerns.add(rel);
@@ -193,11 +194,10 @@ function simulate(
       }
       case 'claude-rules':
       case 'cline': {
-        const paths = cline ? clinePaths(front.data).kind : null;
         if (!inFolder) hit(false, `applies to ${match.appliesTo}/ only`);
-        else if (front.error !== undefined) hit(true, 'front matter does not parse: Cline loads the whole file everywhere');
-        else if (paths === 'off') hit(false, 'paths: [] — Cline never loads it');
-        else if (paths === 'ignored') hit(true, 'paths is not a list of globs, which Cline ignores: loaded everywhere');
+        else if (cline && front.error !== undefined) hit(true, 'front matter does not parse: Cline loads the whole file everywhere');
+        else if (clineRead === 'off') hit(false, 'paths: [] — Cline never loads it');
+        else if (clineRead === 'ignored') hit(true, 'paths is not a list of globs, which Cline ignores: loaded everywhere');
         else if (raw === undefined) hit(true, cline ? 'Cline rules apply everywhere' : 'no paths: always loaded');
         else {
           const glob = matchesAny(globs, target);
