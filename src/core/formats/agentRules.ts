@@ -143,6 +143,38 @@ export function clineFrontMatter(content: string): { data: Record<string, unknow
   return { data: {}, body: content.replace(/^\uFEFF/, '').trim(), error };
 }
 
+/**
+ * A rule file's front matter as its tool reads it: Cline's strict reading for Cline rules (see
+ * `clineFrontMatter`), the lenient one the other tools accept for the rest. `error` is set when
+ * the front matter does not parse that way; what that means is the tool's own (Cline loads the
+ * whole file, the others' files are not read as rules).
+ */
+export function ruleFrontMatter(kind: RuleFileKind, content: string): { data: Record<string, unknown>; body: string; error?: string } {
+  return kind === 'cline' ? clineFrontMatter(content) : splitFrontMatter(content);
+}
+
+/**
+ * The globs a tool scopes a rule file to, read from its front matter as that tool reads them:
+ * Copilot's `applyTo`, Cursor's `globs`, Claude Code's `paths` (or `globs`), Cline's `paths`
+ * only (see `clinePaths`: `globs` is Cursor's field). None: the tool's own default applies.
+ */
+export function ruleGlobs(kind: RuleFileKind, data: Record<string, unknown>): string[] {
+  switch (kind) {
+    case 'copilot-instructions':
+      return globList(data.applyTo);
+    case 'cursor-mdc':
+      return globList(data.globs);
+    case 'claude-rules':
+      return globList(data.paths ?? data.globs);
+    case 'cline': {
+      const paths = clinePaths(data);
+      return paths.kind === 'globs' ? paths.globs : [];
+    }
+    default:
+      return [];
+  }
+}
+
 /** What the ledger tells the user about a Cline rule's front matter that Cline reads otherwise than its author likely meant. */
 export function clineFrontMatterNotes(data: Record<string, unknown>, error: string | undefined): { field: string; problem: string }[] {
   const notes: { field: string; problem: string }[] = [];
@@ -179,7 +211,7 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
       continue;
     }
     // Cline loads a rule whose front matter does not parse (whole); the other tools' files are skipped.
-    const front = match.kind === 'cline' ? clineFrontMatter(file.content) : splitFrontMatter(file.content);
+    const front = ruleFrontMatter(match.kind, file.content);
     if (front.error && match.kind !== 'cline') {
       skipped.push({ where: file.path, reason: front.error });
       continue;
@@ -235,7 +267,7 @@ class RuleReader {
   ) {
     this.source = importSource(match.format, path);
     this.fileSlug = fileSlugOf(path, match);
-    const globs = this.globs();
+    const globs = ruleGlobs(match.kind, data);
     const alwaysApply = booleanValue(data.alwaysApply) === true;
     if (globs.length > 0 && !alwaysApply) {
       this.scope = scopeForGlobs(globsUnder(match.appliesTo, globs));
@@ -257,24 +289,6 @@ class RuleReader {
     // The tool's own always-on mark is a tag too, the same one a heading's "(always)" gives.
     const always: HeadingMark[] = alwaysApply || everyFile ? ['always'] : [];
     this.tags = unique([match.format, ...(stem !== '' && stem !== 'clinerules' ? [stem] : []), ...(mode ? [mode] : []), ...always]);
-  }
-
-  private globs(): string[] {
-    switch (this.match.kind) {
-      case 'copilot-instructions':
-        return globList(this.data.applyTo);
-      case 'cursor-mdc':
-        return globList(this.data.globs);
-      case 'claude-rules':
-        return globList(this.data.paths ?? this.data.globs);
-      case 'cline': {
-        // Only `paths`, and only as Cline reads it (see `clinePaths`): `globs` is Cursor's field.
-        const paths = clinePaths(this.data);
-        return paths.kind === 'globs' ? paths.globs : [];
-      }
-      default:
-        return [];
-    }
   }
 
   /** The whole file as one artifact, titled by front matter `name`/`title`, the first `#`, or the file name. */

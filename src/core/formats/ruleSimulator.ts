@@ -12,8 +12,8 @@
  */
 import { compileGlob, type CompiledGlob, matchGlob, toActivePath } from '../assemble/paths';
 import type { Artifact } from '../model';
-import { classifyRuleFile, clineFrontMatter, clineFrontMatterNotes, clinePaths, GENERATED_MARKER, type RuleFileKind } from './agentRules';
-import { type SourceFile, booleanValue, globList, globsUnder, normalizePath, splitFrontMatter, stringValue } from './common';
+import { classifyRuleFile, clineFrontMatterNotes, clinePaths, GENERATED_MARKER, ruleFrontMatter, type RuleFileKind } from './agentRules';
+import { type SourceFile, booleanValue, globList, globsUnder, normalizePath, stringValue } from './common';
 
 export interface ArtifactHit {
   id: string;
@@ -157,7 +157,7 @@ function simulate(
     const match = classifyRuleFile(rel);
     if (!match) continue;
     const cline = match.kind === 'cline';
-    const front = cline ? clineFrontMatter(file.content) : splitFrontMatter(file.content);
+    const front = ruleFrontMatter(match.kind, file.content);
     if (cline) for (const note of clineFrontMatterNotes(front.data, front.error)) problems.push({ where: rel, ...note });
     else if (front.error) problems.push({ where: rel, field: 'front matter', problem: front.error });
     const spec = GLOB_FIELD[match.kind];

@@ -5,9 +5,9 @@
  * block, and which ledger artifacts repeat them (paid for twice).
  */
 import { Minimatch } from 'minimatch';
-import { classifyRuleFile, clineFrontMatter, clinePaths, type RuleFileKind } from '../formats/agentRules';
+import { classifyRuleFile, isClineRuleOff, ruleFrontMatter, ruleGlobs, type RuleFileKind } from '../formats/agentRules';
 import type { AgentFileOverlap, AgentFileRow, AgentFilesView } from './model';
-import { globList, globsUnder, isEverythingGlob, normalizePath, splitFrontMatter, booleanValue } from '../formats/common';
+import { globsUnder, isEverythingGlob, normalizePath, booleanValue } from '../formats/common';
 import { contentOverlap, shingles } from './overlap';
 
 export interface LedgerItemText {
@@ -80,10 +80,10 @@ function applicability(kind: RuleFileKind, appliesTo: string, data: Record<strin
     case 'copilot-global':
       return folderRule('Copilot');
     case 'copilot-instructions':
-      return globRule(globList(data.applyTo), 'Copilot', { applies: false, why: 'no applyTo: Copilot uses it only when attached by hand' });
+      return globRule(ruleGlobs(kind, data), 'Copilot', { applies: false, why: 'no applyTo: Copilot uses it only when attached by hand' });
     case 'cursor-mdc':
       if (booleanValue(data.alwaysApply) === true) return { applies: true, why: 'alwaysApply: Cursor loads it for every request' };
-      return globRule(globList(data.globs), 'Cursor', { applies: false, why: 'neither alwaysApply nor globs: loaded on request only' });
+      return globRule(ruleGlobs(kind, data), 'Cursor', { applies: false, why: 'neither alwaysApply nor globs: loaded on request only' });
     case 'cursor-legacy':
       return folderRule('Cursor');
     case 'claude-md':
@@ -91,12 +91,10 @@ function applicability(kind: RuleFileKind, appliesTo: string, data: Record<strin
     case 'agents-md':
       return folderRule('Agents that read AGENTS.md');
     case 'claude-rules':
-      return globRule(globList(data.paths ?? data.globs), 'Claude Code', { applies: true, why: 'no paths: Claude Code loads it for every request' });
-    case 'cline': {
-      const paths = clinePaths(data);
-      if (paths.kind === 'off') return { applies: false, why: 'paths: [] — Cline never loads it' };
-      return globRule(paths.kind === 'globs' ? paths.globs : [], 'Cline', folderRule('Cline'));
-    }
+      return globRule(ruleGlobs(kind, data), 'Claude Code', { applies: true, why: 'no paths: Claude Code loads it for every request' });
+    case 'cline':
+      if (isClineRuleOff(kind, data)) return { applies: false, why: 'paths: [] — Cline never loads it' };
+      return globRule(ruleGlobs(kind, data), 'Cline', folderRule('Cline'));
   }
 }
 
@@ -114,7 +112,7 @@ export function agentFilesView(input: AgentFilesInput): AgentFilesView {
       files.push({ path, kind: 'ledger', applies: true, why: 'written by Context Ledger: the ledger block itself (counted once)', tokens, estimate, overlaps: [] });
       continue;
     }
-    const front = match.kind === 'cline' ? clineFrontMatter(file.content) : splitFrontMatter(file.content);
+    const front = ruleFrontMatter(match.kind, file.content);
     const { applies, why } = applicability(match.kind, match.appliesTo, front.data, active);
     const content = shingles(front.body);
     const overlaps: AgentFileOverlap[] = [];

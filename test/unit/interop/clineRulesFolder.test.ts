@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { agentFilesView } from '../../../src/core/inspector/agentFiles';
+import { TokenCounter } from '../../../src/core/tokens';
 import { type ArtifactJson, cli, jsonOf } from '../helpers';
 import { tempDir } from './shared';
 
@@ -60,6 +61,18 @@ function latest(cwd: string): ArtifactJson[] {
 
 function fromFile(cwd: string, file: string): ArtifactJson[] {
   return latest(cwd).filter((a) => a.source === `import:cline:${file}` && a.status === 'active');
+}
+
+/** `which <file> --format json`, run by the real CLI in the workspace. */
+function which(cwd: string, file: string): Which {
+  const result = cli(['which', file, '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd });
+  assert.equal(result.code, 0, result.stderr);
+  return jsonOf<Which>(result);
+}
+
+/** Each rule file's verdict, `[fires, why]`, by its path with `prefix` taken off. */
+function verdictsOf(report: Which, prefix = ''): Record<string, [boolean, string]> {
+  return Object.fromEntries(report.rules.map((r) => [r.path.slice(prefix.length), [r.fires, r.why]]));
 }
 
 function skippedOf(report: Report): { where: string; reason: string }[] {
@@ -195,8 +208,8 @@ describe('Cline .cline/rules/ (real CLI, real folders)', () => {
     const again = importJson(dir);
     assert.deepEqual(again.formats.flatMap((f) => f.changes).filter((c) => c.outcome !== 'unchanged'), []);
 
-    const which = jsonOf<Which>(cli(['which', 'src/app.ts', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir }));
-    assert.ok(which.problems.some((p) => p.where === '.cline/rules/escape.md' && /outside the workspace/.test(p.problem)), JSON.stringify(which.problems));
+    const app = which(dir, 'src/app.ts');
+    assert.ok(app.problems.some((p) => p.where === '.cline/rules/escape.md' && /outside the workspace/.test(p.problem)), JSON.stringify(app.problems));
   });
 
   it('which: one verdict per .cline/rules/ file, as Cline would load it for the file', () => {
@@ -210,11 +223,8 @@ describe('Cline .cline/rules/ (real CLI, real folders)', () => {
       '.cline/rules/drafts/old.md': 'Not a rule Cline reads.\n',
       '.clinerules/legacy.md': 'The older folder.\n',
     });
-    const result = cli(['which', 'src/api/users.ts', '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir });
-    assert.equal(result.code, 0, result.stderr);
-    const report = jsonOf<Which>(result);
-    const verdicts = Object.fromEntries(report.rules.map((r) => [r.path, [r.fires, r.why]]));
-    assert.deepEqual(verdicts, {
+    const report = which(dir, 'src/api/users.ts');
+    assert.deepEqual(verdictsOf(report), {
       '.cline/rules/api.md': [true, 'paths src/api/**'],
       '.cline/rules/off.md': [false, 'paths: [] — Cline never loads it'],
       '.cline/rules/style.md': [true, 'Cline rules apply everywhere'],
@@ -258,6 +268,9 @@ describe('Cline rules whose front matter Cline reads its own way (real CLI, both
     'cursor-globs.md': '---\nglobs: "src/api/**"\n---\n\n# Cursor field\n\nGLOBS-FIELD rule.\n',
     'broken.md': '---\npaths: [src/api/**\n---\n\n# Broken\n\nBROKEN-YAML rule.\n',
     'alias.md': '---\npaths: *.ts\n---\n\n# Alias\n\nALIAS-YAML rule.\n',
+    // Not YAML (an alias to no anchor), though a lenient `key: value` reading finds a list of
+    // globs in it: Cline reads no `paths` here, and loads the whole file.
+    'lenient.md': '---\npaths: [src/api/**]\ndescription: *no-such-anchor\n---\n\n# Lenient\n\nLENIENT-YAML rule.\n',
   };
   for (const folder of ['.clinerules', '.cline/rules']) {
     it(`${folder}/: imported global, as Cline loads them; the report says why; which fires everywhere and names the mistake`, () => {
@@ -283,20 +296,15 @@ describe('Cline rules whose front matter Cline reads its own way (real CLI, both
       const [kana] = fromFile(dir, `${folder}/kana.md`);
       assert.deepEqual([kana?.scope, kana?.paths], ['path', ['src/日本/**']]);
 
-      const which = (file: string): Which => {
-        const result = cli(['which', file, '--db', '.context-ledger/ledger.db', '--format', 'json'], { cwd: dir });
-        assert.equal(result.code, 0, result.stderr);
-        return jsonOf<Which>(result);
-      };
-      const web = which('web/app.tsx');
-      const verdicts = Object.fromEntries(web.rules.map((r) => [r.path.slice(folder.length + 1), [r.fires, r.why]]));
-      assert.deepEqual(verdicts, {
+      const web = which(dir, 'web/app.tsx');
+      assert.deepEqual(verdictsOf(web, `${folder}/`), {
         'alias.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
         'blank-item.md': [true, 'paths is not a list of globs, which Cline ignores: loaded everywhere'],
         'broken.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
         'cursor-globs.md': [true, 'Cline rules apply everywhere'],
         'escape.md': [false, 'paths do not match'],
         'kana.md': [false, 'paths do not match'],
+        'lenient.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
         'string.md': [true, 'paths is not a list of globs, which Cline ignores: loaded everywhere'],
       });
       const problems = web.problems.map((p) => [p.where.slice(folder.length + 1), p.field, p.problem]);
@@ -307,14 +315,44 @@ describe('Cline rules whose front matter Cline reads its own way (real CLI, both
       has('cursor-globs.md', 'globs', /^Cline reads `paths`, not `globs`.*loads for every file/);
       has('broken.md', 'front matter', /does not parse.*Cline loads the whole file/);
       has('alias.md', 'front matter', /does not parse.*Cline loads the whole file/);
+      has('lenient.md', 'front matter', /does not parse.*Cline loads the whole file/);
       has('escape.md', 'paths', /"\.\.\/\.\.\/\*\*" points outside the workspace/);
       assert.ok(!problems.some(([where]) => where === 'kana.md'), JSON.stringify(problems));
-      const kanaHit = which('src/日本/ファイル.ts').rules.find((r) => r.path === `${folder}/kana.md`);
+      const kanaHit = which(dir, 'src/日本/ファイル.ts').rules.find((r) => r.path === `${folder}/kana.md`);
       assert.deepEqual([kanaHit?.fires, kanaHit?.why], [true, 'paths src/日本/**']);
       const text = cli(['which', 'web/app.tsx', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
       assert.match(text, /fires +\S+string\.md[^\n]*\n +! paths: Cline ignores `paths` unless it is a list of globs/);
       const lint = cli(['which', '--lint', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
       assert.match(lint, /cursor-globs\.md globs: Cline reads `paths`, not `globs`/);
+    });
+
+    it(`${folder}/: the inspector counts each as loaded for every file, as Cline loads it, and one turned off as not loaded`, async () => {
+      const files = [
+        ...Object.entries(MISREAD).map(([name, content]) => ({ path: `${folder}/${name}`, content })),
+        { path: `${folder}/kana.md`, content: '---\npaths: ["src/日本/**"]\n---\n\nKANA rule.\n' },
+        { path: `${folder}/off.md`, content: '---\npaths: []\n---\n\nOFF rule.\n' },
+      ];
+      const counter = await TokenCounter.load('o200k_base');
+      const inspect = (active: string): ReturnType<typeof agentFilesView> =>
+        agentFilesView({ files, activePaths: [active], ledgerTokens: 0, included: [], count: (text) => counter.count(text) });
+      const web = inspect('web/app.tsx');
+      const rows = Object.fromEntries(web.files.map((f) => [f.path.slice(folder.length + 1), [f.applies, f.why]]));
+      const everywhere = [true, 'Cline loads it for every request'];
+      assert.deepEqual(rows, {
+        'alias.md': everywhere,
+        'blank-item.md': everywhere,
+        'broken.md': everywhere,
+        'cursor-globs.md': everywhere,
+        'kana.md': [false, 'src/日本/** matches no file in play'],
+        'lenient.md': everywhere,
+        'off.md': [false, 'paths: [] — Cline never loads it'],
+        'string.md': everywhere,
+      });
+      // What the agent pays for on every request: the misread rules, each whole, and nothing else.
+      const misread = files.filter((f) => f.path.slice(folder.length + 1) in MISREAD);
+      assert.equal(web.alwaysOnTokens, misread.reduce((n, f) => n + counter.count(f.content), 0));
+      const kana = inspect('src/日本/ファイル.ts').files.find((f) => f.path === `${folder}/kana.md`);
+      assert.deepEqual([kana?.applies, kana?.why], [true, 'src/日本/** matches src/日本/ファイル.ts']);
     });
 
     it(`${folder}/: fixing the front matter re-imports the rule path-scoped, same artifact, the user's pin kept`, () => {
@@ -336,4 +374,35 @@ describe('Cline rules whose front matter Cline reads its own way (real CLI, both
       assert.ok(!skippedOf(report).some((s) => s.where === `${folder}/api.md`), JSON.stringify(skippedOf(report)));
     });
   }
+
+  it('which: a .claude/rules file whose front matter does not parse keeps Claude Code\'s verdict; the same text as a Cline rule gets Cline\'s', () => {
+    const broken = {
+      'unclosed.md': '---\npaths:\n  - "src/api/**"\n\n# API\n\nThe front matter is never closed.\n',
+      'malformed.md': '---\npaths: ["src/api/**"]\n{not yaml\n---\n\n# API\n\nNeither YAML nor key: value lines.\n',
+    };
+    const files: Record<string, string> = { 'src/api/users.ts': 'export {};\n', 'web/app.tsx': 'export {};\n' };
+    for (const [name, text] of Object.entries(broken)) {
+      files[`.claude/rules/${name}`] = text;
+      files[`.cline/rules/${name}`] = text;
+    }
+    const dir = workspace(files);
+    const report = which(dir, 'web/app.tsx');
+    assert.deepEqual(verdictsOf(report), {
+      '.claude/rules/malformed.md': [true, 'no paths: always loaded'],
+      '.claude/rules/unclosed.md': [true, 'no paths: always loaded'],
+      '.cline/rules/malformed.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
+      '.cline/rules/unclosed.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
+    });
+    assert.deepEqual(Object.fromEntries(report.rules.map((r) => [r.path, r.kind])), {
+      '.claude/rules/malformed.md': 'claude-rules',
+      '.claude/rules/unclosed.md': 'claude-rules',
+      '.cline/rules/malformed.md': 'cline',
+      '.cline/rules/unclosed.md': 'cline',
+    });
+    // The Claude rules' problem is the parse error itself, not Cline's reading of it.
+    const claude = report.problems.filter((p) => p.where.startsWith('.claude/'));
+    assert.deepEqual(claude.map((p) => [p.where, p.field]).sort(), [['.claude/rules/malformed.md', 'front matter'], ['.claude/rules/unclosed.md', 'front matter']]);
+    assert.ok(claude.every((p) => !/Cline/.test(p.problem)), JSON.stringify(claude));
+    assert.match(claude.find((p) => p.where === '.claude/rules/unclosed.md')!.problem, /never closed/);
+  });
 });
