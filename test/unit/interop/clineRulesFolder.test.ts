@@ -387,17 +387,12 @@ describe('Cline rules whose front matter Cline reads its own way (real CLI, both
     }
     const dir = workspace(files);
     const report = which(dir, 'web/app.tsx');
-    assert.deepEqual(verdictsOf(report), {
-      '.claude/rules/malformed.md': [true, 'no paths: always loaded'],
-      '.claude/rules/unclosed.md': [true, 'no paths: always loaded'],
-      '.cline/rules/malformed.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
-      '.cline/rules/unclosed.md': [true, 'front matter does not parse: Cline loads the whole file everywhere'],
-    });
-    assert.deepEqual(Object.fromEntries(report.rules.map((r) => [r.path, r.kind])), {
-      '.claude/rules/malformed.md': 'claude-rules',
-      '.claude/rules/unclosed.md': 'claude-rules',
-      '.cline/rules/malformed.md': 'cline',
-      '.cline/rules/unclosed.md': 'cline',
+    // Each file's kind, whether it fires, and why.
+    assert.deepEqual(Object.fromEntries(report.rules.map((r) => [r.path, [r.kind, r.fires, r.why]])), {
+      '.claude/rules/malformed.md': ['claude-rules', true, 'no paths: always loaded'],
+      '.claude/rules/unclosed.md': ['claude-rules', true, 'no paths: always loaded'],
+      '.cline/rules/malformed.md': ['cline', true, 'front matter does not parse: Cline loads the whole file everywhere'],
+      '.cline/rules/unclosed.md': ['cline', true, 'front matter does not parse: Cline loads the whole file everywhere'],
     });
     // The Claude rules' problem is the parse error itself, not Cline's reading of it.
     const claude = report.problems.filter((p) => p.where.startsWith('.claude/'));
