@@ -86,8 +86,8 @@ export function taskSources(task: ResolvedTask | undefined, options: AssembleOpt
 /** The weighted query: the task's title, description and labels, and the active paths' words. */
 function taskQuery(task: ResolvedTask | undefined, active: readonly ActivePath[], options: AssembleOptions): Map<string, number> {
   const sources = taskSources(task, options);
-  // One path a line: each path's words (its extension too) count alike, however many paths there are.
-  sources.push({ text: active.map((a) => a.path).join('\n'), weight: options.queryWeights.paths, isPath: true });
+  // Each path's words (its extension too) count alike, however many paths there are.
+  sources.push({ paths: active.map((a) => a.path), weight: options.queryWeights.paths });
   return buildQuery(sources);
 }
 

@@ -196,12 +196,8 @@ export class SearchIndex {
   }
 }
 
-export interface QuerySource {
-  text: string;
-  weight: number;
-  /** Paths in play, one a line, each split into its folders, its name and its extension. */
-  isPath?: boolean;
-}
+/** Words of the task (`text`), or the paths in play, each split into its folders, its name and its extension. */
+export type QuerySource = { text: string; weight: number } | { paths: readonly string[]; weight: number };
 
 /**
  * Weighted query terms: each source contributes its weight once per distinct term, so
@@ -210,10 +206,10 @@ export interface QuerySource {
 export function buildQuery(sources: readonly QuerySource[]): Map<string, number> {
   const query = new Map<string, number>();
   for (const source of sources) {
-    if (source.weight <= 0 || !source.text) continue;
+    if (source.weight <= 0) continue;
     const seen = new Set<string>();
     const collect = (term: string) => seen.add(term);
-    if (source.isPath) for (const path of source.text.split('\n')) for (const t of pathInPlayTerms(path)) collect(t);
+    if ('paths' in source) for (const path of source.paths) for (const t of pathInPlayTerms(path)) collect(t);
     else forEachTerm(source.text, collect);
     for (const term of seen) query.set(term, (query.get(term) ?? 0) + source.weight);
   }

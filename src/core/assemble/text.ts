@@ -217,8 +217,7 @@ export function terms(text: string): string[] {
 
 /** Terms of a workspace path: its folders and file name without the extension. */
 export function pathTerms(path: string): string[] {
-  const withoutExt = path.replace(/\.[A-Za-z0-9]{1,8}$/, '');
-  return terms(withoutExt.replace(/[*?{}[\]!]/g, ' '));
+  return pathInPlayTerms(path.replace(/\.[A-Za-z0-9]{1,8}$/, ''));
 }
 
 /**
