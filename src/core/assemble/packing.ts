@@ -73,7 +73,8 @@ function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate
     // A section is worth its share of its artifact's match (sectionCandidates.ts).
     value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options) * (c.sectionShare ?? 1),
     updatedMs: c.doc.updatedMs,
-    section: sectionFor(c.layer, a),
+    // A pin's sections are shown under it, beside its preview, though they rank with the rest.
+    section: sectionFor(c.sectionOf?.layer ?? c.layer, a),
     // A section is shown whole or not at all: its artifact's own title line and preview point to it.
     allowed: c.sectionOf ? [true, false, false, true] : [true, options.titles || c.layer === 'fixed', options.previews || c.layer === 'fixed', true],
     cost: (level, wantExact) => {

@@ -72,11 +72,13 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
   const { candidates } = set;
   let split = 0;
   for (const c of candidates) {
-    // Rules and pins are given by their own tier; a section of one would be said twice.
     // Only standing rules are split: a rule file is a set of rules, each section standing
     // alone (as the AGENTS.md importer splits it), while a decision or a design note is an
     // argument whose parts lean on each other (context, options, outcome) and is read whole.
-    if (c.layer === 'fixed' || !STANDING_RULE_TYPES.has(c.artifact.type) || c.artifact.body.length < SECTION_MIN_CHARS) continue;
+    // Rules and pins too: each is always named, but one longer than the fixed tier's share
+    // would otherwise arrive as its first lines only; beyond that share its text is bought on
+    // relevance like any other's, so its sections compete as the other layers' do.
+    if (!STANDING_RULE_TYPES.has(c.artifact.type) || c.artifact.body.length < SECTION_MIN_CHARS) continue;
     if (split++ >= MAX_SPLIT) break;
     const sections = sectionsOf(c.artifact);
     if (sections.length === 0) continue;
@@ -102,7 +104,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
       const gathers = [...query.keys()].some((term) => s.terms.has(term) && holders.get(term)! <= distinctive);
       // Offered only where the task's words gather: at least MIN_LIFT times as dense as in
       // the whole. A section that matches as thinly as the rest is no better a cut than the preview.
-      if (gathers && share >= MIN_LIFT * (s.artifact.body.length / length)) found.push({ ...c, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share });
+      if (gathers && share >= MIN_LIFT * (s.artifact.body.length / length)) found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share });
     });
   }
   if (found.length === 0) return;

@@ -126,6 +126,32 @@ describe('building context by sections', () => {
     assert.equal(item?.sections, undefined, JSON.stringify(item));
   });
 
+  test('a pinned rule longer than the fixed share is named, and the section the task is about comes whole under it', async () => {
+    // Cursor's alwaysApply and a user's pin are always in; an 11,000-character one (growthbook's
+    // permissions rule, bench/devset) used to arrive as its first lines at every budget under 20k.
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'cursor-xmldoc', type: 'convention', pinned: true, title: 'XML Documentation Standards for Aspire', body: XMLDOC });
+    for (let i = 0; i < 6; i++) {
+      store.createArtifact({ id: `rule-${i}`, type: 'convention', title: `Formatting rule ${i}`, body: `Run dotnet format before each commit; rule ${i} covers ${'whitespace and braces '.repeat(10)}.` });
+    }
+    const result = await assembleContext(store, { budget: 2000, now: NOW, task: INTERNAL_TASK, paths: CS_FILE, log: false });
+    assert.ok(result.tokensUsed <= 2000);
+    const item = result.items.find((i) => i.id === 'cursor-xmldoc')!;
+    assert.equal(item.mode, 'preview', 'the pin is named, its whole text does not fit');
+    assert.ok(item.sections?.some((s) => s.slug === 'documentation-for-internal-apis'), JSON.stringify(item));
+    const section = findSection(XMLDOC, 'documentation-for-internal-apis')!;
+    assert.ok(result.text.includes(section.text.split('\n').slice(0, 6).join('\n')), 'the section is in the text');
+    // Under the pin, beside its preview, not in another part of the document.
+    const pinned = result.text.slice(result.text.indexOf('## Pinned'), result.text.indexOf('\n## ', result.text.indexOf('## Pinned') + 1) >>> 0);
+    assert.match(pinned, /### XML Documentation Standards for Aspire › Documentation for Internal APIs/);
+    assert.ok(!result.text.includes(findSection(XMLDOC, 'templates-by-construct-type')!.text.slice(0, 200)), 'sections the task is not about stay out');
+
+    const roomy = await assembleContext(store, { budget: 20_000, now: NOW, task: INTERNAL_TASK, paths: CS_FILE, log: false });
+    const whole = roomy.items.find((i) => i.id === 'cursor-xmldoc')!;
+    assert.equal(whole.mode, 'full', 'with room the pin is whole');
+    assert.doesNotMatch(roomy.text, /cursor-xmldoc#/, 'and no section of it is said twice');
+  });
+
   test('a decision is read whole: its sections are never offered alone', async () => {
     const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
     store.createArtifact({ id: 'adr-0007', type: 'decision', title: 'ADR-0007: XML documentation', body: XMLDOC });
