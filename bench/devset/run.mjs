@@ -28,7 +28,9 @@ function take(name, dflt) {
 }
 const shared = path.resolve(take('--shared', path.join(PROJECT, '..', 'shared')));
 const harness = path.join(shared, 'realbench');
-const stage = path.resolve(take('--stage', fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-devset-'))));
+const stageArg = take('--stage', undefined);
+// A stage of our own making is removed at the end; one the caller named is kept for inspection.
+const stage = stageArg === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-devset-')) : path.resolve(stageArg);
 
 for (const f of ['realbench.mjs', 'make-units.mjs']) {
   if (!fs.existsSync(path.join(harness, f))) {
@@ -77,6 +79,7 @@ const units = spawnSync(node, [path.join(stage, 'make-units.mjs'), '--repos', re
 });
 if (units.status !== 0) process.exit(units.status ?? 1);
 
-console.error(`devset: ${names.length} repositories staged in ${stage}`);
+console.error(`devset: ${names.length} repositories staged in ${stage}${stageArg === undefined ? ' (removed at the end; --stage DIR keeps it)' : ''}`);
 const run = spawnSync(node, [path.join(stage, 'realbench.mjs'), ...args], { stdio: 'inherit' });
+if (stageArg === undefined) fs.rmSync(stage, { recursive: true, force: true });
 process.exit(run.status ?? 1);
