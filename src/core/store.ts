@@ -17,16 +17,16 @@ import { Activity } from './ledgerStore/activity';
 import { type ArtifactFilter, Artifacts, type ImportOutcome, type ImportReport } from './ledgerStore/artifacts';
 import { type Clock, Connection, systemClock } from './ledgerStore/connection';
 import { TermVectors, TokenCounts } from './ledgerStore/derivedCaches';
-import { type AssemblyLogEntry, type AssemblyLogRow, FeedbackLog } from './ledgerStore/feedback';
+import { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow, FeedbackLog } from './ledgerStore/feedback';
 import { StoreJournal } from './ledgerStore/journal';
 import type { JournalRecord } from './ledgerStore/journalRecords';
-import { migrate, openDatabase, schemaVersion } from './ledgerStore/schema';
+import { compactIfMostlyFree, migrate, openDatabase, schemaVersion } from './ledgerStore/schema';
 import { type TaskInput, Tasks } from './ledgerStore/tasks';
 
 export { MAX_BODY_BYTES, utf8ByteLength, validateBody } from './ledgerStore/artifactInput';
 export { type ArtifactFilter, type ImportOutcome, type ImportReport } from './ledgerStore/artifacts';
 export { type Clock, systemClock } from './ledgerStore/connection';
-export { type AssemblyLogEntry, type AssemblyLogRow } from './ledgerStore/feedback';
+export { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow } from './ledgerStore/feedback';
 export { type JournalRecord } from './ledgerStore/journalRecords';
 export { CorruptDatabaseError, looksLikeSqlite } from './ledgerStore/schema';
 export { type TaskInput } from './ledgerStore/tasks';
@@ -83,6 +83,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   export(): Uint8Array {
     this.tokenCounts.flush();
     this.vectors.flush();
+    compactIfMostlyFree(this.conn);
     return this.db.export();
   }
 
@@ -302,11 +303,13 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.feedback.allFeedback();
   }
 
+  /** Logs a build and drops the rows past the newest ASSEMBLY_LOG_KEPT; returns the new row's id. */
   logAssembly(entry: AssemblyLogEntry): number {
     return this.feedback.logAssembly(entry);
   }
 
-  recentAssemblies(limit = 50): AssemblyLogRow[] {
+  /** The newest logged builds, newest first (at most ASSEMBLY_LOG_KEPT are kept). */
+  recentAssemblies(limit = ASSEMBLY_LOG_KEPT): AssemblyLogRow[] {
     return this.feedback.recentAssemblies(limit);
   }
 

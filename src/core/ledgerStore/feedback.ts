@@ -21,12 +21,21 @@ export interface AssemblyLogRow extends AssemblyLogEntry {
   id: number;
 }
 
+/**
+ * Logged builds the assembly log keeps: the newest 50. Its one reader, the Context
+ * Inspector's history, shows these 50; feedback and injection counts live in their own
+ * table, keyed by artifact, so nothing else needs an older row. A row is 15–35 kB (what
+ * was in, cut and left out), and sql.js holds the whole database in memory and writes it
+ * whole: a log kept forever grew every save by megabytes a day of builds.
+ */
+export const ASSEMBLY_LOG_KEPT = 50;
+
 /** The journal records of what every logged build writes: its log row and the injection counts. */
 export type BuildJournalRecord = { op: 'log'; entry: AssemblyLogEntry } | { op: 'injected'; ids: string[] };
 
 /**
  * What came of each build: how often each artifact was injected and judged useful or not
- * (feedback), and the assembly log of every logged build.
+ * (feedback), and the assembly log of the newest logged builds (ASSEMBLY_LOG_KEPT).
  */
 export class FeedbackLog {
   constructor(
@@ -87,13 +96,21 @@ export class FeedbackLog {
 
   logAssembly(entry: AssemblyLogEntry): number {
     const before = this.conn.generation;
-    this.insertLogRow(entry);
-    this.journaled({ op: 'log', entry }, before);
-    return Number(this.conn.scalar('SELECT last_insert_rowid()'));
+    const { id, dropped } = this.conn.transaction(() => this.insertLogRow(entry));
+    // A build past the bound drops the one oldest row, which a journal line replays alike.
+    // Dropping more is an older database's long log trimmed: written whole, so the file
+    // and every reader's memory shrink now, not after the journal's next merge.
+    if (dropped <= 1) this.journaled({ op: 'log', entry }, before);
+    return id;
   }
 
-  insertLogRow(entry: AssemblyLogEntry): void {
-    this.conn.run(
+  /**
+   * Inserts the log row and drops those more than ASSEMBLY_LOG_KEPT ids older, in one
+   * statement on the primary key: ids only grow (AUTOINCREMENT, never reused), so the
+   * newest rows are the highest ids. Replaying a journal's log record does the same.
+   */
+  insertLogRow(entry: AssemblyLogEntry): { id: number; dropped: number } {
+    this.conn.exec(
       `INSERT INTO assembly_log (at, task_id, budget, tokens_used, tokenizer, candidates, included, degraded, excluded, layers, duration_ms, output_hash, trigger)
        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
       [
@@ -102,9 +119,12 @@ export class FeedbackLog {
         entry.outputHash, entry.trigger,
       ],
     );
+    const id = Number(this.conn.scalar('SELECT last_insert_rowid()'));
+    this.conn.exec('DELETE FROM assembly_log WHERE id <= ?', [id - ASSEMBLY_LOG_KEPT]);
+    return { id, dropped: Number(this.conn.scalar('SELECT changes()')) };
   }
 
-  recentAssemblies(limit = 50): AssemblyLogRow[] {
+  recentAssemblies(limit = ASSEMBLY_LOG_KEPT): AssemblyLogRow[] {
     return this.conn.rows('SELECT * FROM assembly_log ORDER BY id DESC LIMIT ?', [limit]).map((row) => ({
       id: Number(row.id),
       at: String(row.at),

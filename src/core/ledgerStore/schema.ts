@@ -34,6 +34,28 @@ export function openDatabase(sql: SqlJsStatic, bytes?: Uint8Array): Database {
   }
 }
 
+/**
+ * Free pages past this share of the file, and this many bytes, are given back before a full
+ * write: a deleted row's pages stay in the file (sql.js exports every page) until VACUUM.
+ * Day to day the log drops one row as it adds one, and the next build reuses the pages;
+ * trimming an older database's long log, or deleting many artifacts, frees megabytes at
+ * once. The bytes floor spares a small ledger a rewrite for a few pages.
+ */
+const FREE_SHARE_LIMIT = 0.25;
+const FREE_BYTES_LIMIT = 1024 * 1024;
+
+/**
+ * Rebuilds the database without its free pages (VACUUM) when they are over a quarter of it
+ * and over 1 MB. Only storage changes: rows, their ids and the schema version stay.
+ */
+export function compactIfMostlyFree(conn: Connection): void {
+  const free = Number(conn.scalar('PRAGMA freelist_count'));
+  const pages = Number(conn.scalar('PRAGMA page_count'));
+  const pageSize = Number(conn.scalar('PRAGMA page_size'));
+  if (free * pageSize < FREE_BYTES_LIMIT || free < pages * FREE_SHARE_LIMIT) return;
+  conn.db.exec('VACUUM');
+}
+
 export function schemaVersion(conn: Connection): number {
   return Number(conn.scalar('PRAGMA user_version'));
 }

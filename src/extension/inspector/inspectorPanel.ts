@@ -4,6 +4,7 @@ import { agentFilesView } from '../../core/inspector/agentFiles';
 import { diffSnapshots, historyEntries, snapshotOfResult } from '../../core/inspector/history';
 import { buildInspectorModel, type InspectorModel } from '../../core/inspector/model';
 import { parseWebviewMessage, type HostMessage, type WebviewMessage } from '../../core/inspector/protocol';
+import { ASSEMBLY_LOG_KEPT } from '../../core/store';
 import { TokenCounter } from '../../core/tokens';
 import type { BuiltContext } from '../contextService';
 import { DisposableBase } from '../disposable';
@@ -15,9 +16,6 @@ import type { AgentFileReader } from './agentFileReader';
 
 /** The `minimum` of contextLedger.budget in package.json. */
 const MIN_BUDGET_SETTING = 256;
-
-/** Logged builds shown in the history (newest first). */
-const HISTORY_LIMIT = 50;
 
 /**
  * The Context Inspector: one webview panel that shows the live context (the same build
@@ -127,7 +125,7 @@ export class InspectorPanel extends DisposableBase {
     const current = snapshotOfResult(result);
     const known = new Set([...result.items.map((i) => i.id), ...result.excluded.map((e) => e.id)]);
     const { history, included, titles, pinned } = await this.s.registry.get(folder).read((store) => {
-      const history = historyEntries(store.recentAssemblies(HISTORY_LIMIT));
+      const history = historyEntries(store.recentAssemblies(ASSEMBLY_LOG_KEPT));
       const titles: Record<string, string> = {};
       for (const entry of history) {
         for (const id of [...entry.snapshot.included.map((i) => i.id), ...entry.snapshot.excluded.map(([id]) => id)]) {
