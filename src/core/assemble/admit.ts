@@ -2,7 +2,7 @@ import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { isUnreviewed } from '../review';
 import type { ArtifactLayer, DocInfo } from './cache';
 import { type GateContext, passesGate } from './gating';
-import { type ActivePath, type CompiledGlob, type PathMatch, matchGlob } from './paths';
+import { type ActivePath, type CompiledGlob, type PathMatch, everywhereMatch, matchGlob } from './paths';
 import type { AssembleOptions, ExcludedItem } from './types';
 
 /** What the gate knows about the build: the task, the files in play and the options. */
@@ -74,7 +74,7 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
     for (const bad of gated.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
     if (!gated.pass) return out('gated', gated.detail || undefined);
   }
-  const pathMatch = bestPathMatch(doc.globs, ctx.active);
+  const pathMatch = bestPathMatch(doc.globs, ctx.active) ?? (doc.everywhere ? everywhereMatch(ctx.active) : undefined);
   let layer = intended;
   let unmatchedPath = false;
   if (layer === 'path' && !pathMatch) {

@@ -1,4 +1,5 @@
-import type { Artifact, TokenizerName } from '../model';
+import { type Artifact, STANDING_RULE_TYPES, type TokenizerName } from '../model';
+import { loadedForEveryFile } from '../formats/agentRules';
 import { isUnreviewed } from '../review';
 import type { LedgerStore } from '../store';
 import { TokenCounter } from '../tokens';
@@ -30,6 +31,8 @@ export interface DocInfo {
   titleHead: string;
   idHead: string;
   updatedMs: number;
+  /** A standing rule imported from a file its tool loads for every file (a root AGENTS.md, CLAUDE.md, copilot-instructions.md…), with no paths of its own. */
+  everywhere: boolean;
   /**
    * Stands in for unreviewed agent knowledge while `unreviewed: 'hold'` keeps it out: the
    * reviewed version an agent's new version would replace, or the artifact its proposed
@@ -128,6 +131,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
       titleHead: firstWord(foldedTitle),
       idHead: firstWord(foldedId),
       updatedMs: parseTime(artifact.updatedAt),
+      everywhere: artifact.paths.length === 0 && STANDING_RULE_TYPES.has(artifact.type) && loadedForEveryFile(artifact.source),
       ...(standIn ? { standIn } : {}),
     });
   }

@@ -224,7 +224,8 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
   const parts: string[] = [];
   if (c.layer === 'fixed') parts.push(c.artifact.type === 'constitution' ? 'constitution rule (always in)' : 'pinned (always in)');
   if (c.referenced) parts.push('named in the task');
-  if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
+  if (c.pathMatch?.kind === 'everywhere') parts.push(`loaded by its tool for every file (${c.pathMatch.path} in play)`);
+  else if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
   else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
   if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
   if (c.changeKinds) parts.push(`change kind: ${c.changeKinds.join(', ')}`);

@@ -84,7 +84,8 @@ export function compileGlob(raw: string): CompiledGlob | { error: string } {
   }
 }
 
-export type PathMatchKind = 'exact' | 'directory' | 'glob';
+/** `everywhere`: a rule its tool loads for every file (see `everywhereMatch`). */
+export type PathMatchKind = 'exact' | 'directory' | 'glob' | 'everywhere';
 
 export interface PathMatch {
   kind: PathMatchKind;
@@ -98,6 +99,18 @@ function startsWithSegments(haystack: readonly string[], prefix: readonly string
   if (prefix.length > haystack.length) return false;
   for (let i = 0; i < prefix.length; i++) if (haystack[i] !== prefix[i]) return false;
   return true;
+}
+
+/** A glob naming no folder (`**\/*.ts`) and a rule loaded for every file are the broadest scopes: the least specific match. */
+const BROADEST_SPECIFICITY = 0.4;
+
+/**
+ * A rule its tool loads for every file (a root AGENTS.md or CLAUDE.md, Copilot's
+ * copilot-instructions.md) is in scope for whatever file is in play, as broadly as a match
+ * can be. With no file in play there is no scope to judge by.
+ */
+export function everywhereMatch(active: readonly ActivePath[]): PathMatch | undefined {
+  return active.length === 0 ? undefined : { kind: 'everywhere', specificity: BROADEST_SPECIFICITY, glob: '**', path: active[0]!.path };
 }
 
 /** Scores how specifically one glob matches one active path, or undefined when it does not. */
@@ -118,7 +131,7 @@ export function matchGlob(glob: CompiledGlob, active: ActivePath): PathMatch | u
       return { kind: 'directory', specificity: prefixSpecificity, glob: glob.glob, path: active.path };
     }
   } else if (glob.matcher.match(active.path)) {
-    if (depth === 0) return { kind: 'glob', specificity: 0.4, glob: glob.glob, path: active.path };
+    if (depth === 0) return { kind: 'glob', specificity: BROADEST_SPECIFICITY, glob: glob.glob, path: active.path };
     return { kind: 'directory', specificity: prefixSpecificity, glob: glob.glob, path: active.path };
   }
   if (active.isDir && !glob.matchBase) {

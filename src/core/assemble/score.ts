@@ -25,6 +25,8 @@ export interface ScoreInput {
   feedback: Feedback | undefined;
   /** A standing rule (a convention): what the agent tools load for every file of its scope, whatever the task. */
   standing?: boolean;
+  /** The path match is that of a rule loaded for every file (`everywhereMatch`), not of a glob naming the files in play. */
+  everywhere?: boolean;
   /** How much the artifact's kind counts for this task, its age and the task's profile aside from text (1 = as is): see `kindFactor`. */
   kindFactor?: number;
 }
@@ -77,7 +79,9 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
   // A standing rule written for the folder of a file in play is what every agent tool loads
   // for that file without reading the task: its path match counts whole, and the files in
   // play name it as the task naming it would (the reference weight), scaled by the match's
-  // specificity so the nearest folder's rules come first.
+  // specificity so the nearest folder's rules come first. A rule loaded for every file (a
+  // root AGENTS.md) is in scope too, but no file in play names it more than any other file
+  // would: its path match counts, the reference does not.
   const inScopeRule = input.standing === true && input.pathSpecificity > 0;
   const topical = inScopeRule ? 1 : options.pathAlone + (1 - options.pathAlone) * relevance;
   let path = input.pathSpecificity * topical;
@@ -87,7 +91,7 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
   const type = input.maxTypePriority > 0 ? 1 - Math.min(input.typePriority, input.maxTypePriority) / input.maxTypePriority : 1;
   return {
     relevance: w.relevance * relevance,
-    reference: input.referenced ? w.reference : inScopeRule ? w.reference * input.pathSpecificity : 0,
+    reference: input.referenced ? w.reference : inScopeRule && !input.everywhere ? w.reference * input.pathSpecificity : 0,
     path: w.path * path,
     recency: w.recency * recency,
     type: w.type * type,
@@ -170,6 +174,7 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
       maxTypePriority: ctx.maxTypePriority,
       feedback: ctx.feedback.get(a.id),
       standing: STANDING_RULE_TYPES.has(a.type),
+      everywhere: admitted.pathMatch?.kind === 'everywhere',
       kindFactor: kindFactor(a.type, (ctx.now.getTime() - doc.updatedMs) / DAY_MS, ctx.isResearchTask),
     },
     options,

@@ -111,6 +111,27 @@ export function classifyRuleFile(path: string): RuleFileMatch | null {
   return null;
 }
 
+/**
+ * The kinds of rule file their tool loads for every file of the folder they sit in, whatever
+ * the task: Copilot's copilot-instructions.md, Cursor's legacy .cursorrules, CLAUDE.md,
+ * Claude Code's rules and Cline's rules without paths, AGENTS.md. Not Cursor's `.mdc` rules
+ * without globs (attached when the agent asks for them by description) nor Copilot's
+ * `.instructions.md` without `applyTo` (attached by hand).
+ */
+const LOADED_FOR_EVERY_FILE = new Set<RuleFileKind>(['copilot-global', 'cursor-legacy', 'claude-md', 'claude-rules', 'agents-md', 'cline']);
+
+/**
+ * Whether an artifact imported from `source` (`import:<format>:<path>`) came from a rule file
+ * its tool loads for every file of the workspace: one of LOADED_FOR_EVERY_FILE at the root.
+ * Paths scope it further (a Claude rule's `paths`): the caller checks the artifact has none.
+ */
+export function loadedForEveryFile(source: string): boolean {
+  const parsed = /^import:([a-z-]+):(.+)$/.exec(source);
+  if (!parsed) return false;
+  const match = classifyRuleFile(parsed[2]!);
+  return match !== null && match.format === parsed[1] && match.appliesTo === '' && LOADED_FOR_EVERY_FILE.has(match.kind);
+}
+
 /** `.cline/rules`, at the root or in a subfolder (which it applies to). */
 function isClineRulesFolder(dir: string): boolean {
   return dir === '.cline/rules' || dir.endsWith('/.cline/rules');

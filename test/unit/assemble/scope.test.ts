@@ -66,6 +66,41 @@ describe('path scope', () => {
   });
 });
 
+describe('rules loaded for every file', () => {
+  /** The monorepo with what a root AGENTS.md, a Cursor rule without globs and the ledger's own global note say about git. */
+  async function withRootRules(): Promise<LedgerStore> {
+    const store = await monorepo();
+    store.createArtifact({ id: 'agents-md-git', type: 'convention', source: 'import:agents-md:AGENTS.md', title: 'Git', body: 'Sign off every commit with git commit -s.' });
+    store.createArtifact({ id: 'cursor-style', type: 'convention', source: 'import:cursor:.cursor/rules/style.mdc', title: 'Style', body: 'Prefer early returns over nested branches.' });
+    store.createArtifact({ id: 'team-note', type: 'convention', title: 'Release train', body: 'Releases leave on Tuesdays.' });
+    return store;
+  }
+
+  test("a root AGENTS.md rule is loaded for any file in play, after the folders' own rules, and explain says why", async () => {
+    const store = await withRootRules();
+    const result = await assembleContext(store, { budget: 8000, now: NOW, task: TASK, paths: PATHS, log: false });
+    const item = (id: string) => result.items.find((i) => i.id === id);
+    // It shares no word with the task: every agent tool loads it for this file all the same.
+    assert.equal(item('agents-md-git')?.mode, 'full', result.items.map((i) => `${i.id} ${i.mode} ${i.score.toFixed(2)}`).join('\n'));
+    assert.match(item('agents-md-git')!.reason, /loaded by its tool for every file/);
+    assert.match(renderExplain(result), /agents-md-git\n.*\n\s+why: loaded by its tool for every file/);
+    assert.ok(item('py-changelog')!.score > item('agents-md-git')!.score, "the folder's own rule first: it is nearer");
+    // Cursor attaches a rule without globs only when asked for by its description; the ledger's own global note is ranked on its words.
+    assert.equal(item('cursor-style'), undefined);
+    assert.equal(item('team-note'), undefined);
+    assert.ok(result.tokensUsed <= 8000);
+  });
+
+  test('with no file in play, or paths of its own, a root rule is ranked on its words like any other', async () => {
+    const store = await withRootRules();
+    const noFiles = await assembleContext(store, { budget: 8000, now: NOW, task: TASK, paths: [], log: false });
+    assert.equal(noFiles.items.find((i) => i.id === 'agents-md-git'), undefined, 'nothing points to it');
+    store.updateArtifact('agents-md-git', { scope: 'path', paths: ['dotnet/**'] });
+    const scoped = await assembleContext(store, { budget: 8000, now: NOW, task: TASK, paths: PATHS, log: false });
+    assert.equal(scoped.items.find((i) => i.id === 'agents-md-git'), undefined, 'a person scoped it to another folder');
+  });
+});
+
 describe('rules and pins within their share', () => {
   test('every pin is named, but full text beyond the fixed share goes to what the task is about', async () => {
     const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { classifyRuleFile, headingMark, parseAgentRules } from '../../../src/core/formats/agentRules';
+import { classifyRuleFile, headingMark, loadedForEveryFile, parseAgentRules } from '../../../src/core/formats/agentRules';
 import { ROOT } from '../helpers';
 
 describe('Copilot instructions', () => {
@@ -255,5 +255,42 @@ describe('classifyRuleFile', () => {
       assert.equal(match?.kind ?? null, kind, path);
       if (match) assert.equal(match.appliesTo, appliesTo, path);
     }
+  });
+});
+
+describe('loadedForEveryFile', () => {
+  it('is true of the root files each tool loads whatever the files in play, and of nothing else', () => {
+    const everywhere = [
+      'import:agents-md:AGENTS.md',
+      'import:claude:CLAUDE.md',
+      'import:claude:CLAUDE.local.md',
+      'import:claude:.claude/CLAUDE.md',
+      'import:claude:.claude/rules/testing.md',
+      'import:copilot:.github/copilot-instructions.md',
+      'import:cline:.clinerules',
+      'import:cline:.clinerules/style.md',
+      'import:cline:.cline/rules/style.md',
+      'import:cursor:.cursorrules',
+    ];
+    for (const source of everywhere) assert.equal(loadedForEveryFile(source), true, source);
+    const not = [
+      // A folder's files apply to that folder (they are imported with its paths).
+      'import:agents-md:python/AGENTS.md',
+      'import:claude:web/CLAUDE.md',
+      // Attached by description or by hand, never always.
+      'import:cursor:.cursor/rules/style.mdc',
+      'import:copilot:.github/instructions/docs.instructions.md',
+      // Not a rule file, not imported, a format that does not match the file, hostile paths.
+      'import:adr:docs/adr/0001-use-postgres.md',
+      'import:markdown:README.md',
+      'agent:claude-code',
+      'user',
+      '',
+      'import:cursor:AGENTS.md',
+      'import:agents-md:../AGENTS.md',
+      'import:agents-md:/etc/AGENTS.md',
+      'import:agents-md:AGENTS.md\nimport:claude:CLAUDE.md',
+    ];
+    for (const source of not) assert.equal(loadedForEveryFile(source), false, JSON.stringify(source));
   });
 });
