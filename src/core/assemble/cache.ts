@@ -1,5 +1,5 @@
 import { type Artifact, STANDING_RULE_TYPES, type TokenizerName } from '../model';
-import { loadedForEveryFile } from '../formats/agentRules';
+import { loadedForEveryFile } from '../formats/ruleFiles';
 import { isUnreviewed } from '../review';
 import type { LedgerStore } from '../store';
 import { TokenCounter } from '../tokens';

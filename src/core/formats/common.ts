@@ -56,26 +56,7 @@ export function importSource(format: ImportFormat, path: string): string {
   return `import:${format}:${path}`;
 }
 
-/** Forward slashes, no `./` prefix, no duplicate or trailing slashes. */
-export function normalizePath(path: string): string {
-  return path
-    .replace(/\\/g, '/')
-    .replace(/\/{2,}/g, '/')
-    .replace(/^(?:\.\/)+/, '')
-    .replace(/\/$/, '');
-}
-
-export function baseName(path: string): string {
-  const normalized = normalizePath(path);
-  const slash = normalized.lastIndexOf('/');
-  return slash < 0 ? normalized : normalized.slice(slash + 1);
-}
-
-export function dirName(path: string): string {
-  const normalized = normalizePath(path);
-  const slash = normalized.lastIndexOf('/');
-  return slash < 0 ? '' : normalized.slice(0, slash);
-}
+export { baseName, dirName, normalizePath } from './filePaths';
 
 // ---------------------------------------------------------------------------
 // Front matter
