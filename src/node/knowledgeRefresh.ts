@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isAdrFileName } from '../core/formats/adr';
-import { IMPORT_FORMATS, type ImportFormat, normalizePath } from '../core/formats/common';
+import { IMPORT_FORMATS, type ImportFormat, normalizePath, parseImportSource } from '../core/formats/common';
 import { detectFormats, mergeResults } from '../core/formats/detect';
 import { linkOf } from '../core/formats/linked';
 import type { Artifact } from '../core/model';
@@ -25,8 +25,7 @@ export interface FollowedSources {
 }
 
 function formatOfSource(source: string): ImportFormat | null {
-  const match = /^import:([a-z-]+):/.exec(source);
-  const format = match?.[1] as ImportFormat | undefined;
+  const format = parseImportSource(source)?.format as ImportFormat | undefined;
   return format && IMPORT_FORMATS.includes(format) ? format : null;
 }
 

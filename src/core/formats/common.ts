@@ -51,12 +51,12 @@ export interface ImportResult {
   skipped: Skipped[];
 }
 
-/** `import:<format>:<relative path>`, the `source` of every imported artifact. */
+/** `import:<format>:<relative path>`, the `source` of every imported artifact (read back by `parseImportSource`). */
 export function importSource(format: ImportFormat, path: string): string {
   return `import:${format}:${path}`;
 }
 
-export { baseName, dirName, normalizePath } from './filePaths';
+export { baseName, dirName, normalizePath, parseImportSource } from './filePaths';
 
 // ---------------------------------------------------------------------------
 // Front matter

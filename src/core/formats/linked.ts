@@ -17,7 +17,7 @@
  */
 import type { Artifact, ArtifactInput } from '../model';
 import type { LedgerStore } from '../store';
-import { shortHash } from './common';
+import { parseImportSource, shortHash } from './common';
 
 /** What `extra.linked` holds on an imported artifact. */
 export interface SourceLink {
@@ -56,8 +56,8 @@ export function contentHashOf(artifact: Artifact): string {
 
 /** `import:<format>:<path>` → `<path>`; null for anything not imported. */
 export function fileOfSource(source: string): string | null {
-  const match = /^import:[a-z-]+:(.+)$/.exec(source);
-  return match ? match[1]! : null;
+  const file = parseImportSource(source)?.path;
+  return file === undefined || file === '' ? null : file;
 }
 
 export function linkOf(artifact: Artifact): SourceLink | null {

@@ -4,7 +4,7 @@
  * importers need (agentRules.ts).
  */
 import type { ImportFormat } from './common';
-import { baseName, dirName, normalizePath } from './filePaths';
+import { baseName, dirName, normalizePath, parseImportSource } from './filePaths';
 
 export type RuleFileKind =
   | 'copilot-global'
@@ -81,10 +81,10 @@ const LOADED_FOR_EVERY_FILE = new Set<RuleFileKind>(['copilot-global', 'cursor-l
  * Paths scope it further (a Claude rule's `paths`): the caller checks the artifact has none.
  */
 export function loadedForEveryFile(source: string): boolean {
-  const parsed = /^import:([a-z-]+):(.+)$/.exec(source);
-  if (!parsed) return false;
-  const match = classifyRuleFile(parsed[2]!);
-  return match !== null && match.format === parsed[1] && match.appliesTo === '' && LOADED_FOR_EVERY_FILE.has(match.kind);
+  const parsed = parseImportSource(source);
+  if (!parsed || parsed.path === '') return false;
+  const match = classifyRuleFile(parsed.path);
+  return match !== null && match.format === parsed.format && match.appliesTo === '' && LOADED_FOR_EVERY_FILE.has(match.kind);
 }
 
 /** `.cline/rules`, at the root or in a subfolder (which it applies to). */
