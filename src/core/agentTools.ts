@@ -165,7 +165,8 @@ const scopeSchema = z.enum(['global', 'task', 'path'], {
   error: (issue) => `${describeValue(issue.input)} is not a scope. Use global (applies everywhere), path (applies to the files in "paths") or task (the active task only).`,
 });
 
-const refSchema = text(`an artifact id, or its URN ${URN_PREFIX}<id>`, 400, { min: 1 });
+// A whole item's heading in build_context's text carries no id (render.ts fullBlock): its title is a reference too.
+const refSchema = text(`an artifact id, its URN ${URN_PREFIX}<id>, or its title as build_context shows it`, 400, { min: 1 });
 
 const agentSchema = text('your name, e.g. claude-code or copilot; recorded as the source', 80).optional();
 
@@ -406,7 +407,7 @@ function assertAgentMayChange(store: LedgerStore, latest: Artifact, verb: string
 
 /** The latest version of the chain `ref` names (any version of it), if an agent may `verb` it. */
 function latestAgentMayChange(store: LedgerStore, ref: string, verb: 'revise' | 'supersede'): Artifact {
-  const target = store.getArtifact(idFromRef(ref));
+  const target = store.findArtifact(ref);
   if (!target) {
     throw new UserError(`No artifact "${idFromRef(ref)}" to ${verb}.`, 'Find it with search_artifacts, or record a new one with create_artifact.');
   }
@@ -602,7 +603,8 @@ export const buildContextTool = defineTool({
     "Returns the project's recorded knowledge (rules, architecture decisions, patterns, module notes, learnings) that matters for a task, " +
     'as Markdown that fits a token budget. Call it at the start of a task, and again when the task or the files you work on change. ' +
     'Describe the task in "task" and name the files in play in "paths". Items that did not fit in full are previews or titles ending in ' +
-    `${URN_PREFIX}<id>: fetch those with get_artifact. The last line says how many tokens were used.`,
+    `${URN_PREFIX}<id>: fetch those with get_artifact. An item given whole is named by its heading's title, which the other tools take as they take an id. ` +
+    'The last line says how many tokens were used.',
   inputSchema: args(taskArgs),
   outputSchema: z.object({
     text: z.string().describe('The context, as in the text content: Markdown within the budget.'),
@@ -748,12 +750,12 @@ export const getArtifactTool = defineTool({
   lmName: 'contextLedger_getArtifact',
   title: 'Get an artifact',
   description:
-    `Returns the full text of one ledger artifact, by id or by its URN ${URN_PREFIX}<id> (as shown in build_context previews and search_artifacts results), ` +
+    `Returns the full text of one ledger artifact, by id, by its URN ${URN_PREFIX}<id> (as shown in build_context previews and search_artifacts results) or by its title, ` +
     `or of one section of it, ${URN_PREFIX}<id>#<section> (as build_context shows the parts of long rule files), ` +
     `with its type, scope, paths, tags, version and review status. Secrets in the text are masked. A body longer than ${ARTIFACT_PAGE_CHARS} characters ` +
     'comes in pages: the answer says the offset to ask for next.',
   inputSchema: args({
-    id: refSchema.describe(`The artifact id, or its URN ${URN_PREFIX}<id>; add #<section> for one section.`),
+    id: refSchema.describe(`The artifact id, its URN ${URN_PREFIX}<id> (add #<section> for one section), or its title as build_context shows it.`),
     offset: z
       .number({ error: 'must be a whole number of characters.' })
       .int({ error: 'must be a whole number of characters.' })
@@ -786,10 +788,13 @@ export const getArtifactTool = defineTool({
   async handler(env, input) {
     return env.ledger.read((store) => {
       const ref = idFromRef(input.id);
-      const { artifact, section, missing } = resolveSectionRef(ref, (id) => store.getArtifact(id));
+      const bySection = resolveSectionRef(ref, (id) => store.getArtifact(id));
+      // A title may hold a '#' ("C# style"): read as a title when it names no artifact's section.
+      const byTitle = bySection.artifact ? undefined : store.findArtifact(input.id);
+      const { artifact, section, missing } = byTitle ? { artifact: byTitle, section: undefined, missing: undefined } : bySection;
       if (!artifact) {
         return errorResult(
-          `No artifact "${ref}". Use an id or ${URN_PREFIX}<id> from build_context or search_artifacts, or search with search_artifacts.`,
+          `No artifact "${ref}". Use an id, ${URN_PREFIX}<id> or a title from build_context or search_artifacts, or search with search_artifacts.`,
         );
       }
       if (missing) return errorResult(`${describeMissingSection(artifactUrn(artifact.id), missing)} Call get_artifact with id "${artifact.id}" for the whole text.`);
@@ -1081,10 +1086,10 @@ export const proposeVersionTool = defineTool({
   title: 'Propose a new version',
   description:
     'Adds a new version to an existing artifact when its content is incomplete, out of date or wrong but it is still the same piece of knowledge. ' +
-    'Give the id or URN and only the fields that change (a new body replaces the old one: send the whole corrected text). ' +
+    'Give the id, URN or title and only the fields that change (a new body replaces the old one: send the whole corrected text). ' +
     'Earlier versions are kept; the new one is marked unreviewed. To replace an artifact with a different one, use propose_supersession.',
   inputSchema: args({
-    id: refSchema.describe(`The artifact to revise: its id or ${URN_PREFIX}<id> (any version of it).`),
+    id: refSchema.describe(`The artifact to revise: its id, ${URN_PREFIX}<id> (any version of it) or its title as build_context shows it.`),
     type: typeSchema.optional().describe('A new type, if the old one was wrong.'),
     ...artifactFields,
     title: artifactFields.title.optional(),
@@ -1158,9 +1163,9 @@ export const proposeSupersessionTool = defineTool({
   description:
     'Records a new artifact that replaces an existing one whose knowledge no longer holds (e.g. a decision that was reversed, a pattern that was abandoned). ' +
     'The old artifact is marked superseded and leaves the context; its history is kept, and the new one is marked unreviewed. ' +
-    'Give the id or URN of the old one in "supersedes" and the full new artifact. If the old one only needs a correction, use propose_version.',
+    'Give the id, URN or title of the old one in "supersedes" and the full new artifact. If the old one only needs a correction, use propose_version.',
   inputSchema: args({
-    supersedes: refSchema.describe(`The artifact being replaced: its id or ${URN_PREFIX}<id>.`),
+    supersedes: refSchema.describe(`The artifact being replaced: its id, ${URN_PREFIX}<id> or its title.`),
     type: typeSchema.optional().describe('Type of the new artifact (default: the type of the one it replaces).'),
     ...artifactFields,
     reason: text('why the old one no longer holds', 500).optional().describe('Why the old knowledge no longer holds, in a sentence; shown to the reviewer.'),
@@ -1229,7 +1234,7 @@ export const explainTool = defineTool({
     '(superseded, held unreviewed, other task, path mismatch, below threshold, budget). Give "id" to ask about one artifact. Writes nothing.',
   inputSchema: args({
     ...taskArgs,
-    id: refSchema.optional().describe(`Only this artifact: its id or ${URN_PREFIX}<id>.`),
+    id: refSchema.optional().describe(`Only this artifact: its id, ${URN_PREFIX}<id> or its title.`),
   }),
   outputSchema: z.object({
     text: z.string().describe('The explanation, as in the text content.'),
@@ -1246,7 +1251,8 @@ export const explainTool = defineTool({
       const all = renderExplain(result).trimEnd();
       return { text: all, data: { text: all } };
     }
-    const ref = idFromRef(input.id);
+    const asked = input.id;
+    const ref = (await env.ledger.read((store) => store.findArtifact(asked)))?.id ?? idFromRef(asked);
     const item = result.items.find((i) => i.id === ref);
     if (item) {
       const reply = `${artifactUrn(item.id)} "${oneLine(item.title)}" is IN (${item.mode}, ${item.layer} layer, ${item.tokens} tokens, score ${item.score.toFixed(2)}): ${item.reason}.`;

@@ -112,6 +112,11 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.artifacts.get(ref);
   }
 
+  /** An id, a URN, or the title of one current artifact as a built context shows it (see ArtifactStore.find). */
+  findArtifact(ref: string): Artifact | undefined {
+    return this.artifacts.find(ref);
+  }
+
   /** Which of `ids` name a stored artifact version (one query; no row read). */
   existingArtifactIds(ids: readonly string[]): Set<string> {
     return this.artifacts.existing(ids);

@@ -62,14 +62,14 @@ test('"Build agent context" puts the context into the chat input', { skip }, asy
   const { page } = s().wb;
   await runCommand(page, 'Context Ledger: Build agent context');
   await withFailureScreenshot(page, 'context-in-chat-input', () =>
-    waitFor(() => chatInputText(page), (t) => t.includes('ledger://artifact/'), 'the context in the chat input'),
+    waitFor(() => chatInputText(page), (t) => t.includes('Never log card numbers'), 'the context in the chat input'),
   );
   await scrollChatInputToTop(page);
   // The editor renders spaces as no-break spaces and wraps long lines.
   const text = (await chatInputText(page)).replace(/\s+/g, ' ');
   // The pinned constitution leads the Rules layer of every build of the sample ledger.
-  assert.match(text, /^## Rules ### Never log card numbers or CVCs/);
-  assert.match(text, /ledger:\/\/artifact\/harbor-const-1/);
+  // A rule given whole is its heading (title and type) and its text: the title names it for the agent tools.
+  assert.match(text, /^## Rules ### Never log card numbers or CVCs · constitution /);
   await screenshot(page, 'context-in-chat-input');
 });
 
@@ -85,7 +85,7 @@ test('@ledger /context shows the budget breakdown and the context itself', { ski
   const { page } = s().wb;
   const answer = await askChat(page, '@ledger /context', /Active paths/);
   assert.match(answer, /\d+ of [\d,]+ tokens \(\d+%/);
-  assert.match(answer, /ledger:\/\/artifact\/harbor-const-1/);
+  assert.match(answer, /Never log card numbers or CVCs · constitution/);
   await screenshot(page, 'ledger-context');
 });
 

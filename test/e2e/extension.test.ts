@@ -93,9 +93,10 @@ test('"Build agent context" copies the context with a seeded artifact and stays 
   await openFile(page, 'src/payments/webhooks.ts');
   assert.equal(await activeEditorTitle(page), 'webhooks.ts');
   await runCommand(page, 'Context Ledger: Build agent context');
-  const text = await waitForClipboard(page, /ledger:\/\/artifact\//);
+  const text = await waitForClipboard(page, /## Rules/);
   assert.ok(text.includes(SEEDED_TITLES[0]!), `the context should contain "${SEEDED_TITLES[0]}"`);
-  assert.match(text, /ledger:\/\/artifact\/harbor-const-1/);
+  // The pinned rule, whole: its heading names it (title and type), no URN line under it.
+  assert.match(text, /^### Never log card numbers or CVCs · constitution$/m);
   const note = await waitForNotification(page, /copied the context/);
   const m = /(\d+) of (\d+) tokens/.exec(note);
   assert.ok(m, `notification should state the token use: ${note}`);

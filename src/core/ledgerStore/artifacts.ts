@@ -11,7 +11,9 @@ import {
   UserError,
   adrIdFromRef,
   canonicalAdrRefs,
+  foldText,
   idFromRef,
+  titleOfReference,
 } from '../model';
 import { CONTENT_FIELDS, normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
 import { type Connection, parseJson } from './connection';
@@ -28,6 +30,10 @@ export interface ArtifactFilter {
   /** Default: only the latest version of each chain. */
   allVersions?: boolean;
   limit?: number;
+}
+
+function oneLineTitle(title: string): string {
+  return title.replace(/\s+/g, ' ').trim();
 }
 
 export type ImportOutcome = 'added' | 'updated' | 'unchanged';
@@ -165,6 +171,27 @@ export class Artifacts {
     // "ADR 57" names the imported record adr-0057, unless an artifact has that text as its id.
     const adr = adrIdFromRef(ref);
     return byId(idFromRef(ref)) ?? (adr === undefined ? undefined : byId(adr));
+  }
+
+  /**
+   * What an agent's reference names: an id or URN (`get`), or else the title of one current
+   * artifact as a built context shows it (a whole item's heading carries no id there; see
+   * render.ts `fullBlock`). Among several with that title, the active one; when more than
+   * one is active, a user error naming their ids, so the agent can pick.
+   */
+  find(ref: string): Artifact | undefined {
+    const byRef = this.get(ref);
+    if (byRef) return byRef;
+    const title = titleOfReference(ref);
+    if (title === '') return undefined;
+    const named = this.latest().filter((a) => a.status !== 'archived' && foldText(a.title) === title);
+    const active = named.filter((a) => a.status === 'active');
+    const pool = active.length > 0 ? active : named;
+    if (pool.length > 1) {
+      const ids = pool.map((a) => a.id).sort();
+      throw new UserError(`${pool.length} artifacts have the title "${oneLineTitle(pool[0]!.title)}": ${ids.join(', ')}.`, 'Name one by its id.');
+    }
+    return pool[0];
   }
 
   /** Like get, but a missing artifact is a user error naming the reference. */

@@ -4,7 +4,7 @@
  * model reads back. vscode-free, so it is unit-tested on a real store.
  */
 import { AGENT_TOOLS, type AgentTool, type AgentToolEnv, toolJsonSchema } from '../../core/agentTools';
-import { artifactUrn, idFromRef } from '../../core/model';
+import { type Artifact, UserError, artifactUrn, idFromRef } from '../../core/model';
 import { isUnreviewed } from '../../core/review';
 import type { LedgerStore } from '../../core/store';
 import { TOOL_ICONS, TOOL_REFERENCE_NAMES } from './ids';
@@ -116,7 +116,14 @@ function describeFields(input: Record<string, unknown>, lines: string[]): void {
 
 function targetLine(store: LedgerStore | undefined, ref: string, verb: string): string {
   const id = idFromRef(ref);
-  const target = store?.getArtifact(id);
+  let target: Artifact | undefined;
+  try {
+    target = store?.findArtifact(ref);
+  } catch (error) {
+    // A title several artifacts share: the tool answers with their ids and writes nothing.
+    if (error instanceof UserError) return `${verb} \`${inline(id, 80)}\` (${error.message} The tool will say so and write nothing).`;
+    throw error;
+  }
   if (!target) return `${verb} \`${inline(id, 80)}\` (not found: the tool will say so and write nothing).`;
   const latest = store!.latestOfChain(target.chainId) ?? target;
   const review = isUnreviewed(latest) ? ', unreviewed' : '';

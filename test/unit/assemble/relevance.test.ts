@@ -116,7 +116,7 @@ describe('relevance ranking', () => {
     store.createArtifact({ id: 'retries', type: 'learning', title: 'Stripe retries webhooks for three days', body: 'Handlers must be idempotent; store every event id before acting.' });
     for (let i = 0; i < 6; i++) store.createArtifact({ id: `weak-${i}`, type: 'decision', title: `Booking rule ${i}`, body: `Booking rule ${i} about deposits and nights. Stripe is mentioned once. ${FILLER}` });
     const request = {
-      budget: 420,
+      budget: 400,
       now: NOW,
       task: { title: 'Stripe webhook retries create duplicate bookings', description: '' },
       paths: ['src/payments/webhook.ts'],
@@ -132,7 +132,7 @@ describe('relevance ranking', () => {
     assert.notEqual(mode(unfloored, 'payments'), 'full');
     assert.equal(mode(floored, 'payments'), 'full', JSON.stringify(floored.items.map((i) => [i.id, i.mode])));
     assert.equal(mode(floored, 'retries'), 'full');
-    assert.ok(floored.tokensUsed <= 420);
+    assert.ok(floored.tokensUsed <= 400);
     assert.throws(() => resolveOptions({ layerFloor: 2 }), /layerFloor/);
   });
 

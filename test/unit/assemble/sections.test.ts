@@ -104,7 +104,8 @@ describe('building context by sections', () => {
     const section = findSection(XMLDOC, 'documentation-for-internal-apis')!;
     const firstLines = section.text.split('\n').slice(0, 6).join('\n');
     assert.ok(result.text.includes(firstLines), 'the section is in the text');
-    assert.match(result.text, /ledger:\/\/artifact\/copilot-xmldoc#documentation-for-internal-apis \(one section of ledger:\/\/artifact\/copilot-xmldoc\)/);
+    // The section's own URN is under its heading: the artifact's id before the '#' names the rest.
+    assert.match(result.text, /### XML Documentation Standards for Aspire › Documentation for Internal APIs · convention\nledger:\/\/artifact\/copilot-xmldoc#documentation-for-internal-apis\n/);
     assert.match(item.reason, /section "Documentation for Internal APIs"/);
     // Without sections the whole file would not fit: before this stage it arrived as its first lines only.
     assert.ok(!result.text.includes(findSection(XMLDOC, 'templates-by-construct-type')!.text.slice(0, 200)), 'sections the task is not about stay out');
