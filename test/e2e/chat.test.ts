@@ -62,7 +62,7 @@ test('"Build agent context" puts the context into the chat input', { skip }, asy
   const { page } = s().wb;
   await runCommand(page, 'Context Ledger: Build agent context');
   await withFailureScreenshot(page, 'context-in-chat-input', () =>
-    waitFor(() => chatInputText(page), (t) => t.includes('Never log card numbers'), 'the context in the chat input'),
+    waitFor(() => chatInputText(page), (t) => t.replace(/\s+/g, ' ').includes('Never log card numbers'), 'the context in the chat input'),
   );
   await scrollChatInputToTop(page);
   // The editor renders spaces as no-break spaces and wraps long lines.
