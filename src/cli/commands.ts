@@ -186,16 +186,17 @@ const listCommand: Command = {
 
 const showCommand: Command = {
   name: 'show',
-  summary: 'Show one artifact in full, by id or URN (ledger://artifact/<id>), or one section of it (<id>#<section>).',
-  usage: 'context-ledger show <id|urn>[#<section>]',
+  summary: 'Show one artifact in full, by id, URN (ledger://artifact/<id>) or title as a built context shows it, or one section of it (<id>#<section>).',
+  usage: 'context-ledger show <id|urn|title>[#<section>]',
   options: {},
   positionals: [1, 1],
   async run(context) {
     const { artifact, latest, section } = await withRead(context, (store) => {
       const ref = idFromRef(context.positionals[0]!);
       const resolved = resolveSectionRef(ref, (id) => store.getArtifact(id));
-      // Not found whole or by section: the store's own error (it knows ADR references and says what to try).
-      const found = resolved.artifact ?? store.requireArtifact(ref);
+      // A whole item's heading in a built context is its title (no id under it), so a title names it too.
+      // Not found whole, by section or by title: the store's own error (it knows ADR references and says what to try).
+      const found = resolved.artifact ?? store.findArtifact(context.positionals[0]!) ?? store.requireArtifact(ref);
       if (resolved.missing) throw new UserError(describeMissingSection(artifactUrn(found.id), resolved.missing), `Show the whole artifact with: context-ledger show ${found.id}`);
       return { artifact: found, latest: store.latestOfChain(found.chainId)!, section: resolved.section };
     });

@@ -64,6 +64,26 @@ describe('context-ledger CLI', () => {
     assert.deepEqual(jsonOf<Row[]>(cli(['list', '--db', db, '--tag', 'db', '--format', 'json'])).map((r) => r.id), ['d1']);
   });
 
+  test('show takes a whole item\'s heading from a built context as its reference; a title two artifacts share is refused with their ids', () => {
+    const { db } = fresh();
+    cli(['init', '--db', db]);
+    cli(['add', '--db', db, '--type', 'decision', '--title', 'Use sql.js for storage', '--body', 'No native build step.', '--id', 'd1']);
+    cli(['add', '--db', db, '--type', 'convention', '--title', 'C# style: file-scoped namespaces', '--body', 'Every C# file.', '--id', 'c1']);
+    const built = cli(['build', '--db', db, '--task-title', 'Storage with sql.js', '--budget', '2000']);
+    const heading = built.stdout.split('\n').find((l) => l.startsWith('### Use sql.js'));
+    assert.equal(heading, '### Use sql.js for storage · decision', built.stdout);
+    assert.ok(!built.stdout.includes('ledger://artifact/d1'), 'a whole item carries no URN line');
+    assert.match(cli(['show', heading!, '--db', db]).stdout, /No native build step\./);
+    assert.match(cli(['show', 'c# STYLE: file-scoped namespaces', '--db', db]).stdout, /Every C# file\./);
+    cli(['add', '--db', db, '--type', 'note', '--title', 'Use sql.js for storage', '--body', 'Again.', '--id', 'd2']);
+    const ambiguous = cli(['show', 'Use sql.js for storage', '--db', db]);
+    assert.equal(ambiguous.code, 1);
+    assert.match(ambiguous.stderr, /2 artifacts have the title "Use sql\.js for storage": d1, d2\..*Name one by its id/s);
+    const missing = cli(['show', 'Use sql.js', '--db', db]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /No artifact "Use sql\.js"/);
+  });
+
   test('build on an empty ledger prints only the task and says on stderr how to add knowledge', () => {
     const { db } = fresh();
     cli(['init', '--db', db]);
