@@ -73,7 +73,7 @@ describe('context-ledger CLI', () => {
     const heading = built.stdout.split('\n').find((l) => l.startsWith('### Use sql.js'));
     assert.equal(heading, '### Use sql.js for storage · decision', built.stdout);
     assert.ok(!built.stdout.includes('ledger://artifact/d1'), 'a whole item carries no URN line');
-    assert.match(cli(['show', heading!, '--db', db]).stdout, /No native build step\./);
+    assert.match(cli(['show', heading, '--db', db]).stdout, /No native build step\./);
     assert.match(cli(['show', 'c# STYLE: file-scoped namespaces', '--db', db]).stdout, /Every C# file\./);
     cli(['add', '--db', db, '--type', 'note', '--title', 'Use sql.js for storage', '--body', 'Again.', '--id', 'd2']);
     const ambiguous = cli(['show', 'Use sql.js for storage', '--db', db]);
