@@ -219,9 +219,14 @@ export function titleOfReference(ref: string): string {
   return foldText(text);
 }
 
+/** A title on one line: newlines inside it would break the item's heading. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /** Folded for comparing what two texts say, not how they are spaced or cased. */
 export function foldText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+  return oneLine(text).toLowerCase();
 }
 
 /** Accepts a bare id or a `ledger://artifact/<id>` URN and returns the id. */

@@ -112,7 +112,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.artifacts.get(ref);
   }
 
-  /** An id, a URN, or the title of one current artifact as a built context shows it (see ArtifactStore.find). */
+  /** An id, a URN, or the title of one current artifact as a built context shows it (see Artifacts.find). */
   findArtifact(ref: string): Artifact | undefined {
     return this.artifacts.find(ref);
   }

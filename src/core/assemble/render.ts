@@ -1,8 +1,11 @@
-import { type Artifact, UNREVIEWED_MARKER, UNREVIEWED_NOTE, artifactUrn, foldText, typeLabel as typeName } from '../model';
+import { type Artifact, UNREVIEWED_MARKER, UNREVIEWED_NOTE, artifactUrn, foldText, oneLine, typeLabel as typeName } from '../model';
 import { isUnreviewed } from '../review';
 import { parseSectionRef } from '../sections';
 import { cutAtGrapheme } from './preview';
 import type { Layer } from './types';
+
+// Kept in model.ts, where the store reads a heading back (titleOfReference); re-exported where they were.
+export { UNREVIEWED_MARKER, oneLine };
 
 /** Section headings, in the order sections appear. */
 export const SECTION_TITLES = {
@@ -72,11 +75,6 @@ export function trimBlankLines(text: string): string {
   return text.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/(?:\r?\n[ \t]*)+$/, '').replace(/\s+$/, '');
 }
 
-/** A title on one line: newlines inside it would break the item's heading. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
 function typeLabel(artifact: Artifact): string {
   return typeName(artifact.type);
 }
@@ -96,8 +94,6 @@ export function taskBrief(title: string, description: string, meta: string): { t
   return { title: line, full };
 }
 
-export { UNREVIEWED_MARKER };
-
 function marked(artifact: Artifact, title: string): string {
   return isUnreviewed(artifact) ? `${UNREVIEWED_MARKER} ${oneLine(title)}` : oneLine(title);
 }
@@ -111,7 +107,7 @@ function note(artifact: Artifact): string {
  * is not repeated under it: at a tight budget the knowledge is made of many short sections,
  * and a line of type and URN under each cost a quarter of a 2,000-token context (measured,
  * docs/benchmarks.md). The agent tools take the title as the context shows it wherever they
- * take an id (`getByRef`), and MCP's build_context returns each item's link beside the text.
+ * take an id (`LedgerStore.findArtifact`), and MCP's build_context returns each item's link beside the text.
  * A section of a longer artifact keeps its URN: it is the way to the rest of the artifact.
  */
 export function fullBlock(artifact: Artifact, title: string, body: string): string {

@@ -13,6 +13,7 @@ import {
   canonicalAdrRefs,
   foldText,
   idFromRef,
+  oneLine,
   titleOfReference,
 } from '../model';
 import { CONTENT_FIELDS, normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
@@ -30,10 +31,6 @@ export interface ArtifactFilter {
   /** Default: only the latest version of each chain. */
   allVersions?: boolean;
   limit?: number;
-}
-
-function oneLineTitle(title: string): string {
-  return title.replace(/\s+/g, ' ').trim();
 }
 
 export type ImportOutcome = 'added' | 'updated' | 'unchanged';
@@ -189,7 +186,7 @@ export class Artifacts {
     const pool = active.length > 0 ? active : named;
     if (pool.length > 1) {
       const ids = pool.map((a) => a.id).sort();
-      throw new UserError(`${pool.length} artifacts have the title "${oneLineTitle(pool[0]!.title)}": ${ids.join(', ')}.`, 'Name one by its id.');
+      throw new UserError(`${pool.length} artifacts have the title "${oneLine(pool[0]!.title)}": ${ids.join(', ')}.`, 'Name one by its id.');
     }
     return pool[0];
   }
