@@ -193,10 +193,10 @@ const showCommand: Command = {
   async run(context) {
     const { artifact, latest, section } = await withRead(context, (store) => {
       const ref = idFromRef(context.positionals[0]!);
-      const resolved = resolveSectionRef(ref, (id) => store.getArtifact(id));
       // A whole item's heading in a built context is its title (no id under it), so a title names it too.
-      // Not found whole, by section or by title: the store's own error (it knows ADR references and says what to try).
-      const found = resolved.artifact ?? store.findArtifact(context.positionals[0]!) ?? store.requireArtifact(ref);
+      const resolved = resolveSectionRef(ref, (id) => store.findArtifact(id));
+      // Not found whole, by title or by section: the store's own error (it knows ADR references and says what to try).
+      const found = resolved.artifact ?? store.requireArtifact(ref);
       if (resolved.missing) throw new UserError(describeMissingSection(artifactUrn(found.id), resolved.missing), `Show the whole artifact with: context-ledger show ${found.id}`);
       return { artifact: found, latest: store.latestOfChain(found.chainId)!, section: resolved.section };
     });

@@ -788,10 +788,8 @@ export const getArtifactTool = defineTool({
   async handler(env, input) {
     return env.ledger.read((store) => {
       const ref = idFromRef(input.id);
-      const bySection = resolveSectionRef(ref, (id) => store.getArtifact(id));
-      // A title may hold a '#' ("C# style"): read as a title when it names no artifact's section.
-      const byTitle = bySection.artifact ? undefined : store.findArtifact(input.id);
-      const { artifact, section, missing } = byTitle ? { artifact: byTitle, section: undefined, missing: undefined } : bySection;
+      // The whole reference first (an id, or a title, which may hold a '#': "C# style"), then <id>#<section>.
+      const { artifact, section, missing } = resolveSectionRef(ref, (id) => store.findArtifact(id));
       if (!artifact) {
         return errorResult(
           `No artifact "${ref}". Use an id, ${URN_PREFIX}<id> or a title from build_context or search_artifacts, or search with search_artifacts.`,
@@ -1252,7 +1250,9 @@ export const explainTool = defineTool({
       return { text: all, data: { text: all } };
     }
     const asked = input.id;
-    const ref = (await env.ledger.read((store) => store.findArtifact(asked)))?.id ?? idFromRef(asked);
+    // Looked up once: by id, URN or title (the store's `find` tries the id first, as `get` does).
+    const known = await env.ledger.read((store) => store.findArtifact(asked));
+    const ref = known?.id ?? idFromRef(asked);
     const item = result.items.find((i) => i.id === ref);
     if (item) {
       const reply = `${artifactUrn(item.id)} "${oneLine(item.title)}" is IN (${item.mode}, ${item.layer} layer, ${item.tokens} tokens, score ${item.score.toFixed(2)}): ${item.reason}.`;
@@ -1263,7 +1263,6 @@ export const explainTool = defineTool({
       const reply = `${artifactUrn(out.id)} "${oneLine(out.title)}" is OUT: ${out.reason}${out.detail ? ` (${out.detail})` : ''}${out.score !== undefined ? `, score ${out.score.toFixed(2)}` : ''}.`;
       return { text: reply, data: { text: reply, included: false, reason: out.reason } };
     }
-    const known = await env.ledger.read((store) => store.getArtifact(ref));
     if (!known) return errorResult(`No artifact "${ref}". Find it with search_artifacts.`);
     const reply = `${artifactUrn(known.id)} is an older version (version ${known.version}); only the latest version of each artifact is considered.`;
     return { text: reply, data: { text: reply, included: false, reason: 'older-version' } };

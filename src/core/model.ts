@@ -208,7 +208,7 @@ export const UNREVIEWED_NOTE = 'written by an agent, not yet approved by a perso
  * folded for comparison: white space collapsed, case ignored.
  */
 export function titleOfReference(ref: string): string {
-  let text = ref.replace(/\s+/g, ' ').trim().replace(/^#{1,6} /, '');
+  let text = oneLine(ref).replace(/^#{1,6} /, '');
   if (text.startsWith(`${UNREVIEWED_MARKER} `)) text = text.slice(UNREVIEWED_MARKER.length + 1);
   const labels = new Set<string>([...ARTIFACT_TYPES.map(typeLabel), UNREVIEWED_NOTE]);
   for (;;) {
