@@ -1,5 +1,5 @@
 import { describeStale } from '../git';
-import { oneLine } from './render';
+import { oneLine } from '../model';
 import type { LiveReport } from '../sources/report';
 import type { AssembleResult, ScoreComponents } from './types';
 

@@ -4,9 +4,6 @@ import { parseSectionRef } from '../sections';
 import { cutAtGrapheme } from './preview';
 import type { Layer } from './types';
 
-// Kept in model.ts, where the store reads a heading back (titleOfReference); re-exported where they were.
-export { UNREVIEWED_MARKER, oneLine };
-
 /** Section headings, in the order sections appear. */
 export const SECTION_TITLES = {
   brief: '## Task',

@@ -1,7 +1,7 @@
 import type { LiveItem } from '../sources/report';
 import type { LedgerStore } from '../store';
 import { isUnreviewed } from '../review';
-import { artifactUrn } from '../model';
+import { UNREVIEWED_MARKER, artifactUrn } from '../model';
 import { contentHash } from '../tokens';
 import { type Build, artifactCost, countRedactionMarkers, rendered } from './blocks';
 import { intendedLayer } from './cache';
@@ -11,7 +11,6 @@ import type { Fitted } from './degrade';
 import type { PackEntry } from './pack';
 import type { Packing } from './packing';
 import { redactSecrets } from './redact';
-import { UNREVIEWED_MARKER } from './render';
 import { shownBySections } from './sectionCandidates';
 import type { ResolvedTask } from './request';
 import type { AssembleResult, ExcludedItem, ExcludedSummary, ItemMode, ResultItem, ScoreComponents } from './types';

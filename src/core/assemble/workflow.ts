@@ -1,5 +1,4 @@
-import type { TaskEvent } from '../model';
-import { oneLine } from './render';
+import { type TaskEvent, oneLine } from '../model';
 
 function str(value: unknown): string | undefined {
   if (typeof value === 'string' && value.trim() !== '') return oneLine(value);

@@ -1,8 +1,8 @@
 import { type PackEntry, type PackState, packGreedy } from '../assemble/pack';
 import { redactSecrets } from '../assemble/redact';
-import { demoteHeadings, oneLine, type SectionKey } from '../assemble/render';
+import { demoteHeadings, type SectionKey } from '../assemble/render';
 import { type CompressionLevel, compressText, taskTerms } from '../compress';
-import { UserError } from '../model';
+import { UserError, oneLine } from '../model';
 import { contentHash, type TokenCounter } from '../tokens';
 import { SourceCache } from './cache';
 import { type ProfileTask, detectProfile, resolveProfileRules, resolveSourceSettings } from './profiles';
