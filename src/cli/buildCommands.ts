@@ -1,4 +1,4 @@
-import { assembleContext, MEANING_ON, renderExplain, toContractJson, type AssembleRequest } from '../core/assemble';
+import { assembleContext, MEANING_OFF, MEANING_ON, renderExplain, toContractJson, type AssembleRequest } from '../core/assemble';
 import { markStale } from '../core/git';
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { type OptionSpecs, listOption, listOfValues, stringOption } from './args';
@@ -21,7 +21,8 @@ const BUILD_OPTIONS: OptionSpecs = {
   'no-l4': { type: 'boolean', description: 'The same as --no-workflow.' },
   'no-l5': { type: 'boolean', description: 'The same as --no-instructions.' },
   'no-log': { type: 'boolean', description: 'Do not record this build in the assembly log (read-only).' },
-  meaning: { type: 'boolean', description: 'Match by meaning as well as by words (latent semantic analysis of the ledger; off by default).' },
+  meaning: { type: 'boolean', description: "Match records by meaning as well as by words (latent semantic analysis of the ledger; the default)." },
+  'no-meaning': { type: 'boolean', description: 'Match by words alone.' },
   unreviewed: {
     type: 'string',
     value: 'include|hold',
@@ -75,7 +76,7 @@ function requestFromOptions(context: CommandContext, trigger: string): { request
       ...(options['no-workflow'] === true || options['no-l4'] === true ? { includeWorkflow: false } : {}),
       ...(options['no-instructions'] === true || options['no-l5'] === true ? { includeInstructions: false } : {}),
       ...(unreviewed ? { unreviewed } : {}),
-      ...(options.meaning === true ? { meaning: { ...MEANING_ON } } : {}),
+      ...(options['no-meaning'] === true ? { meaning: { ...MEANING_OFF } } : options.meaning === true ? { meaning: { ...MEANING_ON } } : {}),
     },
   };
   if (adHoc) request.task = { title, description, labels, stage };

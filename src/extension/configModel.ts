@@ -5,7 +5,7 @@
 import { ARTIFACT_TYPES, type ArtifactType, isTokenizerName, type TokenizerName } from '../core/model';
 import type { PartialOptions, ScoreWeights } from '../core/assemble/types';
 import { DEFAULT_STAGE_PROMPTS } from '../core/assemble/workflow';
-import { MEANING_ON } from '../core/assemble/options';
+import { MEANING_OFF } from '../core/assemble/options';
 import { type SourceKind, type SourceSettings, SOURCE_KINDS } from '../core/sources/types';
 import { type ProfileRule, type TaskProfile, isTaskProfile, resolveProfileRules } from '../core/sources/profiles';
 import { RULE_FILE_BUDGET } from '../core/formats/ruleExport';
@@ -30,7 +30,7 @@ export interface ExtensionConfig {
   weights: Partial<ScoreWeights>;
   recencyHalfLifeDays: number | undefined;
   previews: boolean;
-  /** `contextLedger.meaning`: match by meaning as well as by words (off by default; docs/how-build-chooses.md). */
+  /** `contextLedger.meaning`: match records by meaning as well as by words (on by default; docs/how-build-chooses.md). */
   meaning: boolean;
   /** `contextLedger.export.ruleFileBudget`: tokens per file that Export to Agent Rules writes. */
   ruleFileBudget: number;
@@ -122,7 +122,7 @@ export function readConfig(get: RawSettings): ExtensionConfig {
     weights: numberRecord(get('weights'), WEIGHT_KEYS, 0, 100),
     recencyHalfLifeDays: typeof halfLife === 'number' && Number.isFinite(halfLife) ? num(halfLife, 90, 1, 3650) : undefined,
     previews: bool(get('previews'), true),
-    meaning: bool(get('meaning'), false),
+    meaning: bool(get('meaning'), true),
     ruleFileBudget: Math.round(num(get('export.ruleFileBudget'), RULE_FILE_BUDGET.default, RULE_FILE_BUDGET.min, RULE_FILE_BUDGET.max)),
     autoInject: { enabled: bool(get('autoInject.enabled'), true), path: nonEmptyString(get('autoInject.path'), DEFAULT_INSTRUCTIONS_PATH), commit: bool(get('autoInject.commit'), false) },
     tracking: {
@@ -191,7 +191,7 @@ export function toAssembleOptions(config: ExtensionConfig): PartialOptions {
     options.titles = false;
   }
   if (config.unreviewed === 'hold') options.unreviewed = 'hold';
-  if (config.meaning) options.meaning = { ...MEANING_ON };
+  if (!config.meaning) options.meaning = { ...MEANING_OFF };
   options.stagePrompts = Object.fromEntries(config.stages.map((s) => [s.name, s.prompt]));
   return options;
 }

@@ -4,7 +4,7 @@
  */
 export { assembleContext, pathsInText } from './assemble';
 export { renderExplain, toContractJson } from './explain';
-export { DEFAULT_ASSEMBLE_OPTIONS, DEFAULT_BUDGET, MAX_BUDGET, MEANING_ON, resolveOptions, validateBudget } from './options';
+export { DEFAULT_ASSEMBLE_OPTIONS, DEFAULT_BUDGET, MAX_BUDGET, MEANING_OFF, MEANING_ON, resolveOptions, validateBudget } from './options';
 export { redactOutgoing, redactSecrets, type RedactionPolicy, type RedactionResult } from './redact';
 export type {
   AssembleOptions,

@@ -159,7 +159,13 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
   const proximity = admitted.unmatchedPath ? pathProximity(doc.globs, ctx.active) : 0;
   const referenced = isReferenced(doc, ctx);
   const bm25 = doc.slot >= 0 ? ctx.bm25[doc.slot]! : 0;
-  const meaning = ctx.meaning && doc.slot >= 0 ? Math.max(0, ctx.meaning[doc.slot]!) : undefined;
+  // Meaning reads records only. A decision, learning or module note is written in the words of
+  // the problem it once solved, which a later task names in other words: the vocabulary
+  // mismatch meaning bridges. A standing rule is written to be applied: it names the commands,
+  // folders and kinds of change it governs, and its paths and the change's kinds bring it in;
+  // blended with meaning, the workflow rules the change kind brings in lost their place to
+  // topical neighbours (docs/benchmarks.md).
+  const meaning = ctx.meaning && doc.slot >= 0 && !STANDING_RULE_TYPES.has(a.type) ? Math.max(0, ctx.meaning[doc.slot]!) : undefined;
   const components = scoreComponents(
     {
       bm25,

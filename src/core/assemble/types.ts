@@ -100,8 +100,9 @@ export interface AssembleOptions {
   pathAlone: number;
   /**
    * Matching by meaning (latent semantic analysis of the ledger's own text): `weight` is the
-   * share of text relevance that comes from it (0 = words only), `evidence` the cosine at
-   * which a meaning match alone lets an artifact compete, as a word match does.
+   * share of a record's text relevance that comes from it (0 = words only; standing rules are
+   * always matched by words), `evidence` the cosine at which a meaning match alone lets a
+   * record compete, as a word match does.
    */
   meaning: { weight: number; evidence: number };
   /**

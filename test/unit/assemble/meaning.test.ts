@@ -45,7 +45,7 @@ async function ledgerOf(sections: ReadonlyArray<{ id: string; title: string; bod
 }
 
 function build(store: LedgerStore, task: { title: string; description?: string }, extra: Partial<AssembleRequest> = {}): Promise<AssembleResult> {
-  // Meaning is an option (off by default): these builds turn it on at its measured weight.
+  // Meaning is on by default at its measured weight; these builds say so, so they keep testing it if the default moves.
   const options = { ...extra.options, meaning: { weight: 0.3, ...extra.options?.meaning } };
   return assembleContext(store, { budget: 4000, now: NOW, task, paths: [], log: false, ...extra, options });
 }
@@ -132,16 +132,38 @@ describe('matching by meaning (latent semantic analysis of the ledger)', () => {
   });
 });
 
-describe('turning meaning on', () => {
-  test('the setting and the CLI flag turn it on at the measured blend; unset, builds match by words only', () => {
-    assert.deepEqual(toAssembleOptions(readConfig((name) => (name === 'meaning' ? true : undefined))).meaning, { weight: 0.3 });
-    assert.equal(toAssembleOptions(readConfig(() => undefined)).meaning, undefined);
-    assert.equal(toAssembleOptions(readConfig((name) => (name === 'meaning' ? 'yes' : undefined))).meaning, undefined, 'a malformed value is the default');
+describe('turning meaning off and on', () => {
+  test('builds match by meaning unless the setting or the CLI flag turns it off; a malformed setting is the default', () => {
+    assert.equal(toAssembleOptions(readConfig(() => undefined)).meaning, undefined, 'unset: the default blend');
+    assert.deepEqual(toAssembleOptions(readConfig((name) => (name === 'meaning' ? false : undefined))).meaning, { weight: 0 });
+    assert.equal(toAssembleOptions(readConfig((name) => (name === 'meaning' ? true : undefined))).meaning, undefined);
+    assert.equal(toAssembleOptions(readConfig((name) => (name === 'meaning' ? 'no' : undefined))).meaning, undefined, 'a malformed value is the default');
     const dir = tempDir();
     const db = path.join(dir, 'ledger.db');
     assert.equal(cli(['add', '--db', db, '--type', 'decision', '--title', 'Retry webhooks with backoff', '--body', 'Retries back off exponentially.']).code, 0);
-    const on = cli(['build', '--db', db, '--meaning', '--task-title', 'webhook retries', '--format', 'json', '--no-log']);
-    assert.equal(on.code, 0, on.stderr);
-    assert.equal(jsonOf<{ items: Array<{ id: string }> }>(on).items.length, 1);
+    for (const flag of ['--meaning', '--no-meaning']) {
+      const out = cli(['build', '--db', db, flag, '--task-title', 'webhook retries', '--format', 'json', '--no-log']);
+      assert.equal(out.code, 0, out.stderr);
+      assert.equal(jsonOf<{ items: Array<{ id: string }> }>(out).items.length, 1, flag);
+    }
+  });
+
+  test('a standing rule is matched by its words alone, a record by words and meaning', async () => {
+    // The same sections twice: as notes (records) and as conventions (standing rules). The
+    // Hyades consequences section has no word of the task; as a note it comes in by meaning at a
+    // lowered bar, as a convention it never does, and the rules' scores are those of a words-only build.
+    const sections = realSections();
+    const task = { title: 'uploading the software bill of materials to gitlab' };
+    const consequences = 'hyades-docs-architecture-decisions-008-sbom-push-with-gitlab-token-md-3';
+    const rules = await memoryStore(fixedClock());
+    for (const s of sections) rules.createArtifact({ id: s.id, type: 'convention', title: s.title, body: s.body });
+    const lowBar = { budget: 2000, options: { meaning: { evidence: 0.5 } } };
+    const asRules = await build(rules, task, lowBar);
+    assert.equal(asRules.items.find((i) => i.id === consequences), undefined);
+    assert.ok(!asRules.items.some((i) => /meaning match/.test(i.reason)));
+    const asRulesByWords = await build(rules, task, { budget: 2000, ...WORDS_ONLY });
+    assert.deepEqual(asRules.items.map((i) => [i.id, i.score]), asRulesByWords.items.map((i) => [i.id, i.score]));
+    const asNotes = await build(await ledgerOf(sections), task, lowBar);
+    assert.ok(asNotes.items.some((i) => i.id === consequences));
   });
 });
