@@ -26,6 +26,8 @@ export interface Candidate {
   changeKinds?: string[];
   /** The latent-meaning cosine with the task when the artifact came in by meaning: no word of the task, but a cosine of at least `meaning.evidence`. */
   meaningMatch?: number;
+  /** How much meaning raised (or lowered) the text relevance from the words' reading, when enough to name (MEANING_LIFT_SHOWN). */
+  meaningLift?: number;
   /** For a section of a long artifact (sectionCandidates.ts): the artifact's own candidate, and which section. */
   sectionOf?: Candidate;
   section?: BodySection;
@@ -208,6 +210,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     if (byKind) candidate.changeKinds = byKind;
     // A meaning match is named only where no word matched: then it is what points to the artifact.
     if (meaning !== undefined && scored.meaning >= options.meaning.evidence && scored.bm25 === 0) candidate.meaningMatch = scored.meaning;
+    else if (Math.abs(scored.meaningLift) >= MEANING_LIFT_SHOWN) candidate.meaningLift = scored.meaningLift;
     const relevantEnough = !isWeakMatch(candidate, options) || candidate.referenced || candidate.pathMatch !== undefined;
     if (doc.layer !== 'fixed' && (!hasEvidence(candidate, queryEmpty) || !relevantEnough || candidate.score <= 0)) {
       leftOut.push(candidate);
@@ -219,6 +222,9 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   return { candidates, leftOut, invalidGlobs, queryEmpty };
 }
 
+/** A lift by meaning smaller than this is a rounding of the words' reading, not a reason worth a reader's attention. */
+const MEANING_LIFT_SHOWN = 0.05;
+
 /** Why a candidate is where it is, in words (`explain`, the log, the inspector). */
 export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): string {
   const parts: string[] = [];
@@ -227,7 +233,10 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
   if (c.pathMatch?.kind === 'everywhere') parts.push(`loaded by its tool for every file (${c.pathMatch.path} in play)`);
   else if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
   else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
-  if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
+  if (c.components.relevance > 0 && c.meaningLift !== undefined) {
+    const sign = c.meaningLift > 0 ? '+' : '−';
+    parts.push(`text relevance ${c.components.relevance.toFixed(2)} (words ${(c.components.relevance - c.meaningLift).toFixed(2)}, meaning ${sign}${Math.abs(c.meaningLift).toFixed(2)})`);
+  } else if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
   if (c.changeKinds) parts.push(`change kind: ${c.changeKinds.join(', ')}`);
   if (c.meaningMatch !== undefined) parts.push(`meaning match ${c.meaningMatch.toFixed(2)}`);
   if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);

@@ -133,6 +133,8 @@ export interface Scored {
   bm25: number;
   /** Latent-meaning cosine with the task (0 when unknown or negative). */
   meaning: number;
+  /** How much meaning moved the weighted text relevance from the words' reading alone (0 when it was not read). */
+  meaningLift: number;
 }
 
 /**
@@ -166,6 +168,7 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
   // blended with meaning, the workflow rules the change kind brings in lost their place to
   // topical neighbours (docs/benchmarks.md).
   const meaning = ctx.meaning && doc.slot >= 0 && !STANDING_RULE_TYPES.has(a.type) ? Math.max(0, ctx.meaning[doc.slot]!) : undefined;
+  const kind = kindFactor(a.type, (ctx.now.getTime() - doc.updatedMs) / DAY_MS, ctx.isResearchTask);
   const components = scoreComponents(
     {
       bm25,
@@ -181,9 +184,11 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
       feedback: ctx.feedback.get(a.id),
       standing: STANDING_RULE_TYPES.has(a.type),
       everywhere: admitted.pathMatch?.kind === 'everywhere',
-      kindFactor: kindFactor(a.type, (ctx.now.getTime() - doc.updatedMs) / DAY_MS, ctx.isResearchTask),
+      kindFactor: kind,
     },
     options,
   );
-  return { components, score: sumComponents(components), proximity, referenced, bm25, meaning: meaning ?? 0 };
+  const wordsOnly = options.weights.relevance * (ctx.bm25Max > 0 ? bm25 / ctx.bm25Max : 0) * kind;
+  const meaningLift = meaning !== undefined && ctx.meaningMax ? components.relevance - wordsOnly : 0;
+  return { components, score: sumComponents(components), proximity, referenced, bm25, meaning: meaning ?? 0, meaningLift };
 }

@@ -80,6 +80,21 @@ describe('matching by meaning (latent semantic analysis of the ledger)', () => {
     assert.ok(!full(await build(store, task, { budget: 2000, ...WORDS_ONLY })).includes(consequences));
   });
 
+  test('explain says how much meaning moved an item from the words\' reading, and the parts add up', async () => {
+    const store = await ledgerOf(realSections());
+    const result = await build(store, { title: 'sql queries bind parameters by name' }, { budget: 2000 });
+    const consequences = result.items.find((i) => i.id === 'revaer-docs-adr-017-sqlx-named-bind-md-3');
+    assert.ok(consequences);
+    const parts = /text relevance (\d\.\d\d) \(words (\d\.\d\d), meaning ([+−])(\d\.\d\d)\)/.exec(consequences.reason);
+    assert.ok(parts, consequences.reason);
+    const [, total, words, sign, lift] = parts;
+    assert.equal(sign, '+', 'meaning is what lifted it');
+    assert.ok(Math.abs(Number(words) + Number(lift) - Number(total)) <= 0.011, consequences.reason);
+    // Words alone: the same item, if shown, says nothing of meaning.
+    const byWords = await build(store, { title: 'sql queries bind parameters by name' }, { budget: 2000, ...WORDS_ONLY });
+    assert.ok(byWords.items.every((i) => !/meaning/.test(i.reason)));
+  });
+
   test('the same ledger gives the same ranking, build after build and store after store', async () => {
     const sections = realSections();
     const task = { title: 'a worker job retries forever when redis is down' };
@@ -160,7 +175,7 @@ describe('turning meaning off and on', () => {
     const lowBar = { budget: 2000, options: { meaning: { evidence: 0.5 } } };
     const asRules = await build(rules, task, lowBar);
     assert.equal(asRules.items.find((i) => i.id === consequences), undefined);
-    assert.ok(!asRules.items.some((i) => /meaning match/.test(i.reason)));
+    assert.ok(!asRules.items.some((i) => /meaning/.test(i.reason)), 'a rule is never said to be moved by meaning');
     const asRulesByWords = await build(rules, task, { budget: 2000, ...WORDS_ONLY });
     assert.deepEqual(asRules.items.map((i) => [i.id, i.score]), asRulesByWords.items.map((i) => [i.id, i.score]));
     const asNotes = await build(await ledgerOf(sections), task, lowBar);
