@@ -1,4 +1,4 @@
-import type { TaskEvent } from '../model';
+import { STANDING_RULE_TYPES, type TaskEvent } from '../model';
 import type { LivePlan } from '../sources/live';
 import { type Build, artifactCost, artifactEstimate } from './blocks';
 import type { Candidate } from './candidates';
@@ -172,6 +172,30 @@ function packInstructions(build: Build, task: ResolvedTask | undefined, state: P
 }
 
 /**
+ * The rules the agent tools load for the files in play (a folder's AGENTS.md, a glob-scoped
+ * instructions file, a root AGENTS.md or CLAUDE.md) are, like rules and pins, what the team
+ * asked every agent to read. Where the ledger's records compete with them for the room, the
+ * part of the fixed tier's share that rules and pins left unused goes to these rules first,
+ * in the packer's order (the nearest folder's first): records, long and rich in the task's
+ * words, would otherwise push them out on a relevance measured against the records themselves.
+ * With no records the layers rank the rules among themselves as before.
+ */
+function packRulesInScope(
+  entries: Record<'task' | 'path' | 'global', PackEntry[]>,
+  candidates: readonly Candidate[],
+  entryOf: ReadonlyMap<PackEntry, Candidate>,
+  state: PackState,
+  room: number,
+): void {
+  if (room <= 0 || !candidates.some((c) => c.layer !== 'fixed' && !STANDING_RULE_TYPES.has(c.artifact.type))) return;
+  const inScope = [...entries.task, ...entries.path, ...entries.global].filter((e) => {
+    const c = entryOf.get(e)!;
+    return STANDING_RULE_TYPES.has(c.artifact.type) && c.pathMatch !== undefined;
+  });
+  packGreedy(inScope, state, room);
+}
+
+/**
  * Task, path and global layers, each within its share with roll-over to the next, then
  * back-fill of whatever is left with the best of everything.
  */
@@ -182,9 +206,9 @@ function packLayers(
   state: PackState,
   budget: number,
   layerBudget: Record<Layer, { budget: number; used: number }>,
+  unusedFixedShare: number,
 ): Record<'task' | 'path' | 'global', PackEntry[]> {
   const { options } = build;
-  const rest = state.remaining;
   // A title line costs at least this many tokens, so no more entries than this can ever be shown.
   const maxShown = Math.ceil(budget / 6) + 16;
   const entriesOf = (layer: 'task' | 'path' | 'global'): PackEntry[] =>
@@ -193,6 +217,8 @@ function packLayers(
       .slice(0, maxShown)
       .map((c) => makeEntry(build, c, entryOf));
   const entries = { task: entriesOf('task'), path: entriesOf('path'), global: entriesOf('global') };
+  packRulesInScope(entries, candidates, entryOf, state, unusedFixedShare);
+  const rest = state.remaining;
   // A layer with nothing to offer gives its share to the others in proportion, not all of
   // it to whichever layer happens to be packed next.
   const present = (['task', 'path', 'global'] as const).filter((l) => entries[l].length > 0);
@@ -249,7 +275,7 @@ export function packContext(input: PackInput): Packing {
   layerBudget.fixed.budget = Math.max(fixedUsed, Math.floor(budget * options.fixedShare));
   layerBudget.workflow.budget = workflow.cost;
   layerBudget.instructions.budget = instructions.cost;
-  const entries = packLayers(build, candidates, entryOf, state, budget, layerBudget);
+  const entries = packLayers(build, candidates, entryOf, state, budget, layerBudget, Math.floor(budget * options.fixedShare) - fixedUsed);
   const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
   packGreedy(allEntries, state, state.remaining);
   settleSections(allEntries, entryOf, state);

@@ -91,6 +91,40 @@ describe('rules loaded for every file', () => {
     assert.ok(result.tokensUsed <= 8000);
   });
 
+  test('records rich in the task\'s words do not push out the rules loaded for the file: they take the room rules and pins left unused first', async () => {
+    // Eight long decision records share the task's words; three root AGENTS.md rules of about a
+    // hundred tokens share none. Every agent tool loads those rules for this file; words alone
+    // rank them under every record, and at 1,200 tokens the records' full texts and previews
+    // would take all the room. The fixed tier's share, unused (no rule or pin is pinned), goes
+    // to the rules in scope first: the folder's own rule, then the root's.
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'py-changelog', type: 'convention', scope: 'path', paths: ['python/**'], title: 'Changelog Ownership', body: 'Only release managers edit CHANGELOG.md files.' });
+    for (let i = 0; i < 8; i++) {
+      store.createArtifact({
+        id: `adr-${i}`,
+        type: 'adr',
+        title: `ADR-00${i}: Thread snapshot lifecycle owner session ${i}`,
+        body: `The thread snapshot lifecycle: hydration replay, resume seeding, one session object. ${`Variant ${i} weighs cost ${i * 7} against risk ${i * 3} in review. `.repeat(25)}`,
+      });
+    }
+    const rules: Array<[string, string, string]> = [
+      ['agents-md-git', 'Git', 'Sign off every commit with git commit -s. Rebase on main before you push; never merge main into a feature branch. Squash fixups before review. '],
+      ['agents-md-tdd', 'Test first', 'Write the failing test before the fix, one behaviour at a time, and run the whole suite with make check before you ask for review. '],
+      ['agents-md-scope', 'Change scope', 'Change only what the task asks for: no drive-by refactors, no new defaults, no reformatting of untouched files. '],
+    ];
+    for (const [id, title, body] of rules) store.createArtifact({ id, type: 'convention', source: 'import:agents-md:AGENTS.md', title, body: body.repeat(3) });
+    const result = await assembleContext(store, { budget: 1200, now: NOW, task: TASK, paths: PATHS, log: false });
+    const mode = (id: string) => result.items.find((i) => i.id === id)?.mode;
+    for (const [id] of rules) assert.equal(mode(id), 'full', result.items.map((i) => `${i.id} ${i.mode} ${i.score.toFixed(2)}`).join('\n'));
+    assert.equal(mode('py-changelog'), 'full', "the folder's own rule too");
+    assert.ok(result.items.some((i) => i.id.startsWith('adr-') && i.mode === 'full'), 'the records keep the rest of the room');
+    assert.ok(result.tokensUsed <= 1200);
+    // With the records gone there is nothing to push the rules out: the layers rank them as before.
+    for (let i = 0; i < 8; i++) store.archive(`adr-${i}`);
+    const rulesOnly = await assembleContext(store, { budget: 1200, now: NOW, task: TASK, paths: PATHS, log: false });
+    for (const [id] of rules) assert.equal(rulesOnly.items.find((i) => i.id === id)?.mode, 'full');
+  });
+
   test('with no file in play, or paths of its own, a root rule is ranked on its words like any other', async () => {
     const store = await withRootRules();
     const noFiles = await assembleContext(store, { budget: 8000, now: NOW, task: TASK, paths: [], log: false });
