@@ -272,10 +272,11 @@ export function packContext(input: PackInput): Packing {
   // Live sources take their share (each within its cap) before the ledger's layers split the rest.
   const liveUsage = livePlan?.pack(state, state.remaining);
   const layerBudget = Object.fromEntries(LAYERS.map((l) => [l, { budget: 0, used: 0 }])) as Record<Layer, { budget: number; used: number }>;
-  layerBudget.fixed.budget = Math.max(fixedUsed, Math.floor(budget * options.fixedShare));
+  const fixedShare = Math.floor(budget * options.fixedShare);
+  layerBudget.fixed.budget = Math.max(fixedUsed, fixedShare);
   layerBudget.workflow.budget = workflow.cost;
   layerBudget.instructions.budget = instructions.cost;
-  const entries = packLayers(build, candidates, entryOf, state, budget, layerBudget, Math.floor(budget * options.fixedShare) - fixedUsed);
+  const entries = packLayers(build, candidates, entryOf, state, budget, layerBudget, fixedShare - fixedUsed);
   const allEntries = [...fixedEntries, ...entries.task, ...entries.path, ...entries.global];
   packGreedy(allEntries, state, state.remaining);
   settleSections(allEntries, entryOf, state);

@@ -12,13 +12,8 @@ import { fixedClock, memoryStore } from '../helpers';
 const NOW = new Date('2026-03-01T00:00:00.000Z');
 const FILLER = 'The team discussed this at length and agreed to revisit it in the next planning round. ';
 
-async function monorepo(): Promise<LedgerStore> {
-  const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
-  // Nested AGENTS.md sections of two packages and of their parent folder.
-  store.createArtifact({ id: 'py-changelog', type: 'convention', scope: 'path', paths: ['python/**'], title: 'Changelog Ownership', body: 'Only release managers edit CHANGELOG.md files.' });
-  store.createArtifact({ id: 'py-agui-usage', type: 'convention', scope: 'path', paths: ['python/packages/ag-ui/**'], title: 'AG-UI Package: Usage', body: 'Run the AG-UI samples with uv run.' });
-  store.createArtifact({ id: 'dotnet-pr', type: 'convention', scope: 'path', paths: ['dotnet/**'], title: 'Pull Requests', body: 'Run dotnet format and the snapshot lifecycle tests before a pull request.' });
-  // Records that share the task's words, one scoped to another folder.
+/** Eight long decision records (about 380 tokens each) that share the task's words: `adr-0` .. `adr-7`. */
+function addSnapshotRecords(store: LedgerStore): void {
   for (let i = 0; i < 8; i++) {
     store.createArtifact({
       id: `adr-${i}`,
@@ -27,6 +22,16 @@ async function monorepo(): Promise<LedgerStore> {
       body: `The thread snapshot lifecycle: hydration replay, resume seeding, one session object. ${`Variant ${i} weighs cost ${i * 7} against risk ${i * 3} in review. `.repeat(25)}`,
     });
   }
+}
+
+async function monorepo(): Promise<LedgerStore> {
+  const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+  // Nested AGENTS.md sections of two packages and of their parent folder.
+  store.createArtifact({ id: 'py-changelog', type: 'convention', scope: 'path', paths: ['python/**'], title: 'Changelog Ownership', body: 'Only release managers edit CHANGELOG.md files.' });
+  store.createArtifact({ id: 'py-agui-usage', type: 'convention', scope: 'path', paths: ['python/packages/ag-ui/**'], title: 'AG-UI Package: Usage', body: 'Run the AG-UI samples with uv run.' });
+  store.createArtifact({ id: 'dotnet-pr', type: 'convention', scope: 'path', paths: ['dotnet/**'], title: 'Pull Requests', body: 'Run dotnet format and the snapshot lifecycle tests before a pull request.' });
+  // Records that share the task's words, one scoped to another folder.
+  addSnapshotRecords(store);
   store.createArtifact({ id: 'adr-dotnet', type: 'adr', scope: 'path', paths: ['dotnet/**'], title: 'ADR-0099: Snapshot lifecycle in the .NET runner', body: `Thread snapshot lifecycle in .NET. ${FILLER.repeat(3)}` });
   return store;
 }
@@ -99,14 +104,7 @@ describe('rules loaded for every file', () => {
     // to the rules in scope first: the folder's own rule, then the root's.
     const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
     store.createArtifact({ id: 'py-changelog', type: 'convention', scope: 'path', paths: ['python/**'], title: 'Changelog Ownership', body: 'Only release managers edit CHANGELOG.md files.' });
-    for (let i = 0; i < 8; i++) {
-      store.createArtifact({
-        id: `adr-${i}`,
-        type: 'adr',
-        title: `ADR-00${i}: Thread snapshot lifecycle owner session ${i}`,
-        body: `The thread snapshot lifecycle: hydration replay, resume seeding, one session object. ${`Variant ${i} weighs cost ${i * 7} against risk ${i * 3} in review. `.repeat(25)}`,
-      });
-    }
+    addSnapshotRecords(store);
     const rules: Array<[string, string, string]> = [
       ['agents-md-git', 'Git', 'Sign off every commit with git commit -s. Rebase on main before you push; never merge main into a feature branch. Squash fixups before review. '],
       ['agents-md-tdd', 'Test first', 'Write the failing test before the fix, one behaviour at a time, and run the whole suite with make check before you ask for review. '],
