@@ -19,7 +19,7 @@ export const SECTION_MIN_CHARS = 4_000;
 /** At most this many long candidates, best first, are split per build: what ranks lower cannot reach the text anyway. */
 const MAX_SPLIT = 64;
 
-/** How much denser than in the whole artifact the task's words must be in a section for it to be offered alone. */
+/** How much denser than in the whole artifact the task's words must be in a section for it to be offered alone (besides the densest, see below). */
 const MIN_LIFT = 2;
 
 /** A word in at most 1/DISTINCTIVE_SHARE of an artifact's sections tells them apart. */
@@ -99,13 +99,32 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     const total = mass.reduce((sum, m) => sum + m, 0);
     if (total <= 0) continue;
     const length = sections.reduce((sum, s) => sum + s.artifact.body.length, 0);
+    const offer = (i: number): void => {
+      const s = sections[i]!;
+      found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: mass[i]! / total });
+    };
+    let offered = 0;
+    let densest = -1;
+    let densestLift = 1;
     sections.forEach((s, i) => {
-      const share = mass[i]! / total;
-      const gathers = [...query.keys()].some((term) => s.terms.has(term) && holders.get(term)! <= distinctive);
-      // Offered only where the task's words gather: at least MIN_LIFT times as dense as in
-      // the whole. A section that matches as thinly as the rest is no better a cut than the preview.
-      if (gathers && share >= MIN_LIFT * (s.artifact.body.length / length)) found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share });
+      // Only a section holding a word few others hold is told apart by the task at all.
+      if (![...query.keys()].some((term) => s.terms.has(term) && holders.get(term)! <= distinctive)) return;
+      // How much denser the task's words are here than in the whole.
+      const lift = mass[i]! / total / (s.artifact.body.length / length);
+      if (lift >= MIN_LIFT) {
+        offer(i);
+        offered++;
+      } else if (lift > densestLift) {
+        densest = i;
+        densestLift = lift;
+      }
     });
+    // Where the task's words spread over the whole file, no part gathers them MIN_LIFT times
+    // as densely, yet the file may be the task's best match: its densest part still stands for
+    // it, so the best-ranked rule is not reduced to its first lines while weaker ones are given
+    // whole. One part only: offering every part denser than the whole let one long file's
+    // parts crowd out the shorter rules a task needs (docs/benchmarks.md).
+    if (offered === 0 && densest >= 0) offer(densest);
   }
   if (found.length === 0) return;
   candidates.push(...found);

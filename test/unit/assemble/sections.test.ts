@@ -127,6 +127,28 @@ describe('building context by sections', () => {
     assert.equal(item?.sections, undefined, JSON.stringify(item));
   });
 
+  test("where the task's words spread over a long rule, its densest part still stands for it, and only that part", async () => {
+    // Eight parts of equal length. The task's words are each in several parts; "jitter", in
+    // two, is the only one that tells parts apart. No part holds the match twice as densely as
+    // the whole, so before, the best-matching rule arrived as its first lines only while the
+    // shorter rules were given whole.
+    const words: string[][] = [['worker', 'jitter'], ['worker', 'timeout'], ['worker', 'timeout', 'limit'], ['worker', 'timeout', 'limit'], ['worker', 'timeout', 'limit'], ['timeout', 'limit'], ['limit'], ['jitter']];
+    const filler = 'Keep each handler small and readable, and name things for what they hold. ';
+    const body = words.map((w, i) => `## Part ${i + 1}\n\n${filler.repeat(4)}This part covers the ${w.join(' and the ')}.\n\n${filler.repeat(4)}`).join('\n');
+    assert.ok(body.length >= 4000);
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'queue-rules', type: 'convention', scope: 'path', paths: ['src/**/*.ts'], title: 'Queue rules', body });
+    for (let i = 0; i < 6; i++) store.createArtifact({ id: `rule-${i}`, type: 'convention', title: `Formatting rule ${i}`, body: `Run the formatter before each commit; rule ${i} covers ${'whitespace and braces '.repeat(10)}.` });
+    const task = { title: 'Add jitter to the worker timeout limit', description: '' };
+    const result = await assembleContext(store, { budget: 1000, now: NOW, task, paths: ['src/queue/worker.ts'], log: false });
+    const item = result.items.find((i) => i.id === 'queue-rules')!;
+    assert.equal(item.mode, 'preview', 'the whole rule does not fit');
+    assert.deepEqual(item.sections?.map((s) => s.slug), ['part-1'], JSON.stringify(item));
+    assert.ok(result.text.includes('This part covers the worker and the jitter.'), 'the densest part is in the text whole');
+    assert.ok(!result.text.includes('This part covers the jitter.'), 'the other part with the telling word is thinner and stays out');
+    assert.ok(result.tokensUsed <= 1000);
+  });
+
   test('a pinned rule longer than the fixed share is named, and the section the task is about comes whole under it', async () => {
     // Cursor's alwaysApply and a user's pin are always in; an 11,000-character one (growthbook's
     // permissions rule, bench/devset) used to arrive as its first lines at every budget under 20k.
