@@ -18,6 +18,19 @@ export function intendedLayer(a: Artifact): ArtifactLayer {
   return a.type === 'constitution' || a.pinned ? 'fixed' : a.scope === 'task' ? 'task' : a.scope === 'path' ? 'path' : 'global';
 }
 
+/**
+ * A standing rule with no paths of its own that its tool loads for every file: imported from
+ * a root file of a kind always loaded (AGENTS.md, CLAUDE.md, copilot-instructions.md…), or
+ * from a file the tool itself marks always-on (Cursor's `alwaysApply: true`, Copilot's
+ * `applyTo: "**"`), which the importer pins and tags `always`. Either way it is in scope for
+ * whatever file is in play, as the tool treats it; a user's own pin is always in, but is not
+ * a rule some tool loads, so it is not given a path match it does not have.
+ */
+export function loadedEverywhere(a: Artifact): boolean {
+  if (a.paths.length > 0 || !STANDING_RULE_TYPES.has(a.type)) return false;
+  return loadedForEveryFile(a.source) || (a.pinned && a.tags.includes('always'));
+}
+
 export interface DocInfo {
   artifact: Artifact;
   layer: ArtifactLayer;
@@ -31,7 +44,7 @@ export interface DocInfo {
   titleHead: string;
   idHead: string;
   updatedMs: number;
-  /** A standing rule imported from a file its tool loads for every file (a root AGENTS.md, CLAUDE.md, copilot-instructions.md…), with no paths of its own. */
+  /** A standing rule its tool loads for every file, with no paths of its own (see `loadedEverywhere`). */
   everywhere: boolean;
   /**
    * Stands in for unreviewed agent knowledge while `unreviewed: 'hold'` keeps it out: the
@@ -106,6 +119,10 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     const reviewed = store.history(a.id).reverse().find((v) => v.version < a.version && !isUnreviewed(v));
     if (reviewed) artifacts.push({ artifact: reviewed, standIn: true });
   }
+  // In id order, not the store's: the store lists artifacts in the order they were written,
+  // which an import of the same files need not repeat, and the meaning model's topics depend on
+  // the order of its documents. The same knowledge gives the same ranking on every machine.
+  artifacts.sort((a, b) => (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : a.artifact.version - b.artifact.version));
   const docs: DocInfo[] = [];
   const active: Artifact[] = [];
   for (const { artifact, standIn } of artifacts) {
@@ -131,7 +148,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
       titleHead: firstWord(foldedTitle),
       idHead: firstWord(foldedId),
       updatedMs: parseTime(artifact.updatedAt),
-      everywhere: artifact.paths.length === 0 && STANDING_RULE_TYPES.has(artifact.type) && loadedForEveryFile(artifact.source),
+      everywhere: loadedEverywhere(artifact),
       ...(standIn ? { standIn } : {}),
     });
   }

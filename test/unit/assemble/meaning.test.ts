@@ -95,7 +95,7 @@ describe('matching by meaning (latent semantic analysis of the ledger)', () => {
     assert.ok(byWords.items.every((i) => !/meaning/.test(i.reason)));
   });
 
-  test('the same ledger gives the same ranking, build after build and store after store', async () => {
+  test('the same ledger gives the same ranking, build after build and store after store, whatever order its knowledge was written in', async () => {
     const sections = realSections();
     const task = { title: 'a worker job retries forever when redis is down' };
     const first = await build(await ledgerOf(sections), task);
@@ -105,6 +105,15 @@ describe('matching by meaning (latent semantic analysis of the ledger)', () => {
       first.items.map((i) => [i.id, i.score, i.mode]),
     );
     assert.equal(again.text, first.text);
+    // A teammate's import of the same files may write them in another order (the store lists
+    // them as written): the model learns from them in one order all the same.
+    const reversed = await build(await ledgerOf([...sections].reverse()), task);
+    assert.ok(reversed.items.some((i) => /meaning/.test(i.reason)), 'meaning moved some item: the test says something about the model');
+    assert.deepEqual(
+      reversed.items.map((i) => [i.id, i.score, i.mode]),
+      first.items.map((i) => [i.id, i.score, i.mode]),
+    );
+    assert.equal(reversed.text, first.text);
   });
 
   test('a task on a topic the ledger never speaks of brings nothing in by meaning', async () => {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assembleContext, renderExplain } from '../../../src/core/assemble';
+import { parseAgentRules } from '../../../src/core/formats/agentRules';
 import type { LedgerStore } from '../../../src/core/store';
 import { fixedClock, memoryStore } from '../helpers';
 
@@ -121,6 +122,23 @@ describe('rules loaded for every file', () => {
     for (let i = 0; i < 8; i++) store.archive(`adr-${i}`);
     const rulesOnly = await assembleContext(store, { budget: 1200, now: NOW, task: TASK, paths: PATHS, log: false });
     for (const [id] of rules) assert.equal(rulesOnly.items.find((i) => i.id === id)?.mode, 'full');
+  });
+
+  test("a rule its tool marks always-on (Cursor's alwaysApply) is in scope for any file in play, like a root AGENTS.md; a person's own pin is always in, but no tool loads it for a file", async () => {
+    const store = await withRootRules();
+    const imported = parseAgentRules([{ path: '.cursor/rules/commits.mdc', content: '---\ndescription: Commits\nalwaysApply: true\n---\n\n# Commits\n\nSign off every commit with git commit -s.\n' }]);
+    for (const a of imported.artifacts) store.createArtifact(a);
+    const cursorId = imported.artifacts[0]!.id!;
+    store.createArtifact({ id: 'my-pin', type: 'convention', pinned: true, title: 'Standup notes', body: 'Post a standup note every morning.' });
+    const result = await assembleContext(store, { budget: 8000, now: NOW, task: TASK, paths: PATHS, log: false });
+    const item = (id: string) => result.items.find((i) => i.id === id)!;
+    assert.match(item(cursorId).reason, /pinned \(always in\); loaded by its tool for every file/);
+    assert.ok(item(cursorId).components.path > 0, 'its path match counts as a root AGENTS.md rule\'s does');
+    assert.doesNotMatch(item('my-pin').reason, /loaded by its tool/);
+    assert.equal(item('my-pin').components.path, 0);
+    // With no file in play there is no scope to judge by: the always-on rule is still pinned, with no path match.
+    const noFiles = await assembleContext(store, { budget: 8000, now: NOW, task: TASK, paths: [], log: false });
+    assert.equal(noFiles.items.find((i) => i.id === cursorId)?.components.path, 0);
   });
 
   test('with no file in play, or paths of its own, a root rule is ranked on its words like any other', async () => {
