@@ -26,7 +26,7 @@ export function intendedLayer(a: Artifact): ArtifactLayer {
  * whatever file is in play, as the tool treats it; a user's own pin is always in, but is not
  * a rule some tool loads, so it is not given a path match it does not have.
  */
-export function loadedEverywhere(a: Artifact): boolean {
+function loadedEverywhere(a: Artifact): boolean {
   if (a.paths.length > 0 || !STANDING_RULE_TYPES.has(a.type)) return false;
   return loadedForEveryFile(a.source) || (a.pinned && a.tags.includes('always'));
 }
