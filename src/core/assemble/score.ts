@@ -65,15 +65,19 @@ export function feedbackSignal(feedback: Feedback | undefined): number {
   return (feedback.useful - feedback.notUseful) / (verdicts + 2 + 0.1 * silent);
 }
 
-/** Weighted score components; the score is their sum. */
-export function scoreComponents(input: ScoreInput, options: AssembleOptions): ScoreComponents {
-  const w = options.weights;
+/** The text match (0..1) by words alone, and blended with meaning where meaning is read (else the same). */
+function textMatch(input: Pick<ScoreInput, 'bm25' | 'bm25Max' | 'meaning' | 'meaningMax'>, options: AssembleOptions): { words: number; text: number } {
   const words = input.bm25Max > 0 ? input.bm25 / input.bm25Max : 0;
   // Meaning and words are two readings of the same question, so they share the relevance weight.
   // Each is read relative to the best match of the build, so the best match by either counts 1.
   const meaning = input.meaning !== undefined && input.meaningMax ? input.meaning / input.meaningMax : undefined;
-  const text = meaning === undefined ? words : (1 - options.meaning.weight) * words + options.meaning.weight * meaning;
-  const relevance = text * (input.kindFactor ?? 1);
+  return { words, text: meaning === undefined ? words : (1 - options.meaning.weight) * words + options.meaning.weight * meaning };
+}
+
+/** Weighted score components; the score is their sum. */
+export function scoreComponents(input: ScoreInput, options: AssembleOptions): ScoreComponents {
+  const w = options.weights;
+  const relevance = textMatch(input, options).text * (input.kindFactor ?? 1);
   // A path match says "this is about the files in play"; whether it is about the task is
   // the text's job. So the path signal grows with relevance, keeping `pathAlone` of it without.
   // A standing rule written for the folder of a file in play is what every agent tool loads
@@ -168,27 +172,27 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
   // blended with meaning, the workflow rules the change kind brings in lost their place to
   // topical neighbours (docs/benchmarks.md).
   const meaning = ctx.meaning && doc.slot >= 0 && !STANDING_RULE_TYPES.has(a.type) ? Math.max(0, ctx.meaning[doc.slot]!) : undefined;
-  const kind = kindFactor(a.type, (ctx.now.getTime() - doc.updatedMs) / DAY_MS, ctx.isResearchTask);
-  const components = scoreComponents(
-    {
-      bm25,
-      bm25Max: ctx.bm25Max,
-      ...(meaning !== undefined ? { meaning, meaningMax: ctx.meaningMax ?? 0 } : {}),
-      referenced,
-      pathSpecificity: admitted.pathMatch?.specificity ?? 0,
-      proximity,
-      unmatchedPath: admitted.unmatchedPath,
-      ageDays: (ctx.now.getTime() - doc.updatedMs) / DAY_MS,
-      typePriority: options.typePriority[a.type] ?? ctx.maxTypePriority,
-      maxTypePriority: ctx.maxTypePriority,
-      feedback: ctx.feedback.get(a.id),
-      standing: STANDING_RULE_TYPES.has(a.type),
-      everywhere: admitted.pathMatch?.kind === 'everywhere',
-      kindFactor: kind,
-    },
-    options,
-  );
-  const wordsOnly = options.weights.relevance * (ctx.bm25Max > 0 ? bm25 / ctx.bm25Max : 0) * kind;
-  const meaningLift = meaning !== undefined && ctx.meaningMax ? components.relevance - wordsOnly : 0;
+  const ageDays = (ctx.now.getTime() - doc.updatedMs) / DAY_MS;
+  const kind = kindFactor(a.type, ageDays, ctx.isResearchTask);
+  const input: ScoreInput = {
+    bm25,
+    bm25Max: ctx.bm25Max,
+    ...(meaning !== undefined ? { meaning, meaningMax: ctx.meaningMax ?? 0 } : {}),
+    referenced,
+    pathSpecificity: admitted.pathMatch?.specificity ?? 0,
+    proximity,
+    unmatchedPath: admitted.unmatchedPath,
+    ageDays,
+    typePriority: options.typePriority[a.type] ?? ctx.maxTypePriority,
+    maxTypePriority: ctx.maxTypePriority,
+    feedback: ctx.feedback.get(a.id),
+    standing: STANDING_RULE_TYPES.has(a.type),
+    everywhere: admitted.pathMatch?.kind === 'everywhere',
+    kindFactor: kind,
+  };
+  const components = scoreComponents(input, options);
+  // What meaning moved the weighted relevance by: 0 where meaning is not read.
+  const { words, text } = textMatch(input, options);
+  const meaningLift = options.weights.relevance * kind * (text - words);
   return { components, score: sumComponents(components), proximity, referenced, bm25, meaning: meaning ?? 0, meaningLift };
 }
