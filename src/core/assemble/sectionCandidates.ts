@@ -68,6 +68,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
   // The paths say an artifact applies; the task's own words say which part of it matters.
   const query = buildQuery(taskSources(task, options));
   if (query.size === 0) return;
+  const queryTerms = [...query.keys()];
   const found: Candidate[] = [];
   const { candidates } = set;
   let split = 0;
@@ -86,7 +87,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     // about which part matters. Words weigh by how few sections hold them (an idf within
     // the artifact), and a section is offered only if it holds a word few others do.
     const holders = new Map<string, number>();
-    for (const term of query.keys()) holders.set(term, sections.reduce((n, s) => n + (s.terms.has(term) ? 1 : 0), 0));
+    for (const term of queryTerms) holders.set(term, sections.reduce((n, s) => n + (s.terms.has(term) ? 1 : 0), 0));
     const distinctive = Math.max(1, Math.floor(sections.length / DISTINCTIVE_SHARE));
     const mass = sections.map((s) => {
       let m = 0;
@@ -108,7 +109,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     let densestLift = 1;
     sections.forEach((s, i) => {
       // Only a section holding a word few others hold is told apart by the task at all.
-      if (![...query.keys()].some((term) => s.terms.has(term) && holders.get(term)! <= distinctive)) return;
+      if (!queryTerms.some((term) => s.terms.has(term) && holders.get(term)! <= distinctive)) return;
       // How much denser the task's words are here than in the whole.
       const lift = mass[i]! / total / (s.artifact.body.length / length);
       if (lift >= MIN_LIFT) {
