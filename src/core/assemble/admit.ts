@@ -2,7 +2,7 @@ import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { isUnreviewed } from '../review';
 import type { ArtifactLayer, DocInfo } from './cache';
 import { type GateContext, passesGate } from './gating';
-import { type ActivePath, type CompiledGlob, type PathMatch, everywhereMatch, matchGlob } from './paths';
+import { type ActivePath, type CompiledGlob, type PathMatch, everywhereMatch, folderNamedByLabel, matchGlob } from './paths';
 import type { AssembleOptions, ExcludedItem } from './types';
 
 /** What the gate knows about the build: the task, the files in play and the options. */
@@ -16,6 +16,8 @@ export interface AdmitContext {
   supersededBy: ReadonlyMap<string, string>;
   /** Whether the task names the artifact (its id, its title or one of its paths). */
   namedByTask?: (doc: DocInfo) => boolean;
+  /** The task's labels as folder keys (`labelKey`): a label naming an artifact's folder scopes it to the task. */
+  labelKeys?: ReadonlySet<string>;
 }
 
 /** An artifact the gate lets through: the layer it ranks in and how its paths meet the files in play. */
@@ -24,6 +26,8 @@ export interface Admitted {
   pathMatch: PathMatch | undefined;
   /** A path-scope artifact that matches no active path, ranked in the global layer instead. */
   unmatchedPath: boolean;
+  /** For such an artifact, the folder of its paths a task label names (`folderNamedByLabel`). */
+  labelFolder?: string;
 }
 
 export type AdmitOutcome = (Admitted & { admitted: true }) | { admitted: false; excluded: ExcludedItem };
@@ -75,9 +79,7 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
     if (!gated.pass) return out('gated', gated.detail || undefined);
   }
   const pathMatch = bestPathMatch(doc.globs, ctx.active) ?? (doc.everywhere ? everywhereMatch(ctx.active) : undefined);
-  let layer = intended;
-  let unmatchedPath = false;
-  if (layer === 'path' && !pathMatch) {
+  if (intended === 'path' && !pathMatch) {
     // Path scope as every agent tool reads it: a standing rule scoped to other folders stays
     // out while files are in play, unless the task names it. A record's paths say what it
     // concerns, not where it applies: it is ranked with a penalty instead. With no file in
@@ -85,8 +87,11 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
     const mode = ctx.options.unmatchedPathArtifacts;
     const outOfScope = (mode === 'exclude' || (mode === 'rules' && STANDING_RULE_TYPES.has(a.type) && ctx.active.length > 0 && !(ctx.namedByTask?.(doc) ?? false)));
     if (outOfScope || doc.globs.length === 0) return out('path-mismatch', `paths ${a.paths.join(', ')} match no active path`);
-    layer = 'global';
-    unmatchedPath = true;
+    // A task label naming one of its folders ("journal" for the notes on internal/journal/**)
+    // says the task concerns that module, though no file of it is in play: evidence for the
+    // ranking, not a scope. A label is a topic, not a name, and no agent tool loads a rule for one.
+    const labelFolder = ctx.labelKeys ? folderNamedByLabel(doc.globs, ctx.labelKeys) : undefined;
+    return { admitted: true, layer: 'global', pathMatch: undefined, unmatchedPath: true, ...(labelFolder !== undefined ? { labelFolder } : {}) };
   }
-  return { admitted: true, layer, pathMatch, unmatchedPath };
+  return { admitted: true, layer: intended, pathMatch, unmatchedPath: false };
 }

@@ -3,7 +3,7 @@ import type { BodySection } from '../sections';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
 import { type AdmitContext, admit } from './admit';
 import { changeKindsOf } from './changeKinds';
-import type { ActivePath, PathMatch } from './paths';
+import { type ActivePath, type PathMatch, labelKey } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
 import { type ScoreContext, isReferenced, scoreArtifact } from './score';
@@ -20,6 +20,8 @@ export interface Candidate {
   pathMatch?: PathMatch;
   proximity: number;
   unmatchedPath: boolean;
+  /** For a path-scope artifact matching no file in play: the folder of its paths a task label names. */
+  labelFolder?: string;
   referenced: boolean;
   bm25: number;
   /** The change kinds of the files in play whose rule vocabulary is a good part of this item's text match (see KIND_SHARE). */
@@ -178,6 +180,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     active,
     supersededBy,
     namedByTask: (doc) => isReferenced(doc, scoreContext),
+    labelKeys: new Set(task?.labels.map(labelKey) ?? []),
   };
 
   const leftOut: Array<ExcludedItem | Candidate> = [];
@@ -205,6 +208,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
       referenced: scored.referenced,
       bm25: scored.bm25,
       pathMatch: admitted.pathMatch,
+      ...(admitted.labelFolder !== undefined ? { labelFolder: admitted.labelFolder } : {}),
     };
     const byKind = kindsOf.get(doc.slot);
     if (byKind) candidate.changeKinds = byKind;
@@ -232,6 +236,7 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
   if (c.referenced) parts.push('named in the task');
   if (c.pathMatch?.kind === 'everywhere') parts.push(`loaded by its tool for every file (${c.pathMatch.path} in play)`);
   else if (c.pathMatch) parts.push(`${c.pathMatch.kind} path match ${c.pathMatch.glob} ~ ${c.pathMatch.path}`);
+  else if (c.labelFolder !== undefined) parts.push(`its folder ${c.labelFolder}/ is a label of the task`);
   else if (c.unmatchedPath) parts.push(c.proximity > 0 ? 'paths near the active files' : 'paths do not match the active files');
   if (c.components.relevance > 0 && c.meaningLift !== undefined) {
     const sign = c.meaningLift > 0 ? '+' : '−';

@@ -1,4 +1,5 @@
 import { Minimatch } from 'minimatch';
+import { foldForPhrase, stemWord } from './text';
 
 /** Workspace-relative, forward slashes, no leading `./` or `/`; a trailing `/` marks a folder. */
 export function normalizePath(path: string): string {
@@ -103,6 +104,46 @@ function startsWithSegments(haystack: readonly string[], prefix: readonly string
 
 /** A glob naming no folder (`**\/*.ts`) and a rule loaded for every file are the broadest scopes: the least specific match. */
 const BROADEST_SPECIFICITY = 0.4;
+
+/**
+ * A task label naming one of an artifact's folders scopes it weaker than the broadest match
+ * of a file in play: a label is a topic someone chose for the task (a component, a module),
+ * the files in play are the work itself.
+ */
+export const LABEL_SPECIFICITY = 0.3;
+
+/** A label or a folder name as one key: lower case, words stemmed, so `Hooks` names `hooks/` and `companion-tools` names `companion_tools/`. */
+export function labelKey(text: string): string {
+  return foldForPhrase(text).trim().split(' ').map(stemWord).join(' ');
+}
+
+/** The keys of a glob's folders (its literal segments, less a named file), computed once per compiled glob. */
+const folderKeysOf = new WeakMap<CompiledGlob, string[]>();
+
+function folderKeys(glob: CompiledGlob): string[] {
+  let keys = folderKeysOf.get(glob);
+  if (keys === undefined) {
+    const dirs = glob.literal && !glob.glob.endsWith('/') ? glob.staticSegments.slice(0, -1) : glob.staticSegments;
+    keys = dirs.map(labelKey);
+    folderKeysOf.set(glob, keys);
+  }
+  return keys;
+}
+
+/**
+ * The folder of the artifact's paths that a task label names (`journal` for
+ * `internal/journal/state/**` on a task labelled "journal"), if any: the task says it concerns
+ * that module, though no file of it is in play.
+ */
+export function folderNamedByLabel(globs: readonly CompiledGlob[], labelKeys: ReadonlySet<string>): string | undefined {
+  if (labelKeys.size === 0) return undefined;
+  for (const glob of globs) {
+    const keys = folderKeys(glob);
+    const dirs = glob.literal && !glob.glob.endsWith('/') ? glob.staticSegments.slice(0, -1) : glob.staticSegments;
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== '' && labelKeys.has(keys[i]!)) return dirs[i];
+  }
+  return undefined;
+}
 
 /**
  * A rule its tool loads for every file (a root AGENTS.md or CLAUDE.md, Copilot's

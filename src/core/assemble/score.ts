@@ -1,6 +1,6 @@
 import { type ArtifactType, type Feedback, FADING_HALF_LIFE_DAYS, STANDING_RULE_TYPES } from '../model';
 import type { DocInfo } from './cache';
-import { type ActivePath, type PathMatch, pathProximity } from './paths';
+import { type ActivePath, LABEL_SPECIFICITY, type PathMatch, pathProximity } from './paths';
 import type { AssembleOptions, ScoreComponents } from './types';
 
 export const DAY_MS = 86_400_000;
@@ -19,6 +19,8 @@ export interface ScoreInput {
   /** For a path-scope artifact matching no active path: how near its globs are (0..1). */
   proximity: number;
   unmatchedPath: boolean;
+  /** For such an artifact: a task label names one of its folders (`folderNamedByLabel`). */
+  labelFolder?: boolean;
   ageDays: number;
   typePriority: number;
   maxTypePriority: number;
@@ -89,7 +91,7 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
   const inScopeRule = input.standing === true && input.pathSpecificity > 0;
   const topical = inScopeRule ? 1 : options.pathAlone + (1 - options.pathAlone) * relevance;
   let path = input.pathSpecificity * topical;
-  if (input.unmatchedPath) path = 0.5 * input.proximity * topical - options.unmatchedPathPenalty;
+  if (input.unmatchedPath) path = input.labelFolder ? LABEL_SPECIFICITY * topical : 0.5 * input.proximity * topical - options.unmatchedPathPenalty;
   const age = Math.max(0, input.ageDays);
   const recency = Math.pow(0.5, age / options.halfLifeDays);
   const type = input.maxTypePriority > 0 ? 1 - Math.min(input.typePriority, input.maxTypePriority) / input.maxTypePriority : 1;
@@ -159,7 +161,7 @@ export function isReferenced(doc: DocInfo, ctx: ScoreContext): boolean {
 }
 
 /** The scoring stage for one admitted artifact: its weighted components and their sum. */
-export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | undefined; unmatchedPath: boolean }, ctx: ScoreContext): Scored {
+export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | undefined; unmatchedPath: boolean; labelFolder?: string }, ctx: ScoreContext): Scored {
   const a = doc.artifact;
   const { options } = ctx;
   const proximity = admitted.unmatchedPath ? pathProximity(doc.globs, ctx.active) : 0;
@@ -182,6 +184,7 @@ export function scoreArtifact(doc: DocInfo, admitted: { pathMatch: PathMatch | u
     pathSpecificity: admitted.pathMatch?.specificity ?? 0,
     proximity,
     unmatchedPath: admitted.unmatchedPath,
+    labelFolder: admitted.labelFolder !== undefined,
     ageDays,
     typePriority: options.typePriority[a.type] ?? ctx.maxTypePriority,
     maxTypePriority: ctx.maxTypePriority,

@@ -151,6 +151,56 @@ describe('rules loaded for every file', () => {
   });
 });
 
+describe('a task label naming a folder', () => {
+  // Working in internal/cli/journal/ on a task labelled "journal": the notes and rules of
+  // internal/journal/ concern it, though no file of that folder is in play.
+  const JOURNAL_TASK = { title: 'Re-import transcripts that grew', description: 'Re-render sessions whose transcript grew after the first import; never clobber hand-edited entries.' };
+  const JOURNAL_PATHS = ['internal/cli/journal/cmd/importer/run.go'];
+  const NOTE = 'Journal entries are rendered from transcripts; the importer keeps a state file of what it has imported and when.';
+
+  async function modules(): Promise<LedgerStore> {
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    // The same note about two modules: only the folder differs.
+    store.createArtifact({ id: 'journal-state', type: 'module_memory', scope: 'path', paths: ['internal/journal/state/**'], title: 'Module: state', body: `${NOTE} Reviewed monthly.` });
+    store.createArtifact({ id: 'billing-state', type: 'module_memory', scope: 'path', paths: ['internal/billing/state/**'], title: 'Module: state', body: `${NOTE} Reviewed quarterly.` });
+    store.createArtifact({ id: 'journal-rule', type: 'convention', scope: 'path', paths: ['internal/journal/**'], title: 'Journal files', body: 'Never rewrite an entry a person edited; re-render into a new file.' });
+    return store;
+  }
+
+  test("ranks that module's notes above the same note of another module, and explain says why; its rules stay out, as their tools leave them", async () => {
+    const store = await modules();
+    const labelled = await assembleContext(store, { budget: 4000, now: NOW, task: { ...JOURNAL_TASK, labels: ['feature', 'Journal'] }, paths: JOURNAL_PATHS, log: false });
+    const score = (id: string): number | undefined => labelled.items.find((i) => i.id === id)?.score;
+    assert.equal(labelled.excluded.find((e) => e.id === 'journal-rule')?.reason, 'path-mismatch', 'a label is a topic: no agent tool loads a rule for it');
+    assert.ok(score('journal-state')! > score('billing-state')!, `journal ${score('journal-state')} billing ${score('billing-state')}`);
+    assert.match(renderExplain(labelled), /journal-state\n[^\n]*\n\s*why: its folder journal\/ is a label of the task/);
+
+    const unlabelled = await assembleContext(store, { budget: 4000, now: NOW, task: { ...JOURNAL_TASK, labels: ['feature'] }, paths: JOURNAL_PATHS, log: false });
+    const pathPart = (id: string): number | undefined => unlabelled.items.find((i) => i.id === id)?.components.path;
+    assert.ok(pathPart('journal-state')! < 0, 'without the label, a note of another folder is ranked with a penalty');
+    assert.equal(pathPart('journal-state'), pathPart('billing-state'), 'without the label the two notes are alike by their paths');
+  });
+
+  test("labels are read as folder names are written (case, plural, separators); a label that names no folder, a traversal or another script changes nothing", async () => {
+    const store = await modules();
+    store.createArtifact({ id: 'companion-note', type: 'learning', scope: 'path', paths: ['internal/companion_tools/gitnexus.go'], title: 'Companion tools re-index', body: `${NOTE} Companion tools re-index on import.` });
+    const pathPart = async (labels: string[]): Promise<Record<string, number | undefined>> => {
+      const result = await assembleContext(store, { budget: 4000, now: NOW, task: { ...JOURNAL_TASK, labels }, paths: JOURNAL_PATHS, log: false });
+      const part = (id: string): number | undefined => result.items.find((i) => i.id === id)?.components.path;
+      return { journal: part('journal-state'), billing: part('billing-state'), companion: part('companion-note') };
+    };
+    const forms = await pathPart(['JOURNALS', 'companion-tools']);
+    assert.ok(forms.journal! > 0 && forms.companion! > 0 && forms.billing! < 0, JSON.stringify(forms));
+    for (const labels of [['../../etc', '日記', ''], ['gitnexus.go']]) {
+      const other = await pathPart(labels);
+      assert.ok(other.journal! < 0 && other.companion! < 0, `${JSON.stringify(labels)}: ${JSON.stringify(other)}`);
+    }
+    // A path as a label is read as its words: "state/**" names every state/ folder.
+    const state = await pathPart(['state/**']);
+    assert.ok(state.journal! > 0 && state.billing! > 0, JSON.stringify(state));
+  });
+});
+
 describe('rules and pins within their share', () => {
   test('every pin is named, but full text beyond the fixed share goes to what the task is about', async () => {
     const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
