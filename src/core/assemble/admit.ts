@@ -2,7 +2,7 @@ import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { isUnreviewed } from '../review';
 import type { ArtifactLayer, DocInfo } from './cache';
 import { type GateContext, passesGate } from './gating';
-import { type ActivePath, type CompiledGlob, type PathMatch, everywhereMatch, folderNamedByLabel, matchGlob } from './paths';
+import { type ActivePath, type CompiledGlob, type PathMatch, everywhereMatch, folderNamedByLabel, labelKey, matchGlob } from './paths';
 import type { AssembleOptions, ExcludedItem } from './types';
 
 /** What the gate knows about the build: the task, the files in play and the options. */
@@ -34,6 +34,40 @@ export type AdmitOutcome = (Admitted & { admitted: true }) | { admitted: false; 
 
 export function leftOutItem(a: Artifact, layer: ArtifactLayer, reason: ExcludedItem['reason'], detail: string | undefined): ExcludedItem {
   return { id: a.id, title: a.title, type: a.type, layer, reason, ...(detail ? { detail } : {}) };
+}
+
+/** Per ledger generation: how many path-scoped artifacts there are ('' key) and how many have a folder each label key names. */
+const labelCounts = new WeakMap<readonly DocInfo[], Map<string, number>>();
+
+function namedCount(docs: readonly DocInfo[], key: string): { named: number; scoped: number } {
+  let counts = labelCounts.get(docs);
+  if (counts === undefined) {
+    counts = new Map([['', docs.filter((d) => d.layer === 'path' && d.globs.length > 0).length]]);
+    labelCounts.set(docs, counts);
+  }
+  let named = counts.get(key);
+  if (named === undefined) {
+    const one = new Set([key]);
+    named = docs.filter((d) => d.layer === 'path' && folderNamedByLabel(d.globs, one) !== undefined).length;
+    counts.set(key, named);
+  }
+  return { named, scoped: counts.get('')! };
+}
+
+/**
+ * The task's labels that name a module, as folder keys (see `folderNamedByLabel`). A label
+ * naming a folder of more than half of the path-scoped knowledge (`src`, `internal`) names a
+ * container, not a module: evidence that applies to most of the knowledge tells none of it apart.
+ */
+export function moduleLabelKeys(labels: readonly string[], docs: readonly DocInfo[]): Set<string> {
+  const keys = new Set<string>();
+  for (const label of labels) {
+    const key = labelKey(label);
+    if (key === '' || keys.has(key)) continue;
+    const { named, scoped } = namedCount(docs, key);
+    if (named > 0 && named <= scoped / 2) keys.add(key);
+  }
+  return keys;
 }
 
 /** The best match of any of the artifact's globs with any active path (most specific wins). */

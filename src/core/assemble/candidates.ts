@@ -1,9 +1,9 @@
 import { type Artifact, type Feedback, STANDING_RULE_TYPES } from '../model';
 import type { BodySection } from '../sections';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
-import { type AdmitContext, admit } from './admit';
+import { type AdmitContext, admit, moduleLabelKeys } from './admit';
 import { changeKindsOf } from './changeKinds';
-import { type ActivePath, type PathMatch, labelKey } from './paths';
+import type { ActivePath, PathMatch } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
 import { type ScoreContext, isReferenced, scoreArtifact } from './score';
@@ -180,7 +180,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     active,
     supersededBy,
     namedByTask: (doc) => isReferenced(doc, scoreContext),
-    labelKeys: new Set(task?.labels.map(labelKey) ?? []),
+    labelKeys: moduleLabelKeys(task?.labels ?? [], idx.docs),
   };
 
   const leftOut: Array<ExcludedItem | Candidate> = [];

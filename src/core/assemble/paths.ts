@@ -117,14 +117,18 @@ export function labelKey(text: string): string {
   return foldForPhrase(text).trim().split(' ').map(stemWord).join(' ');
 }
 
-/** The keys of a glob's folders (its literal segments, less a named file), computed once per compiled glob. */
+/** The folders a glob names: its literal segments, less the file a wildcard-free path names. */
+function globFolders(glob: CompiledGlob): string[] {
+  return glob.literal && !glob.glob.endsWith('/') ? glob.staticSegments.slice(0, -1) : glob.staticSegments;
+}
+
+/** The label keys of a glob's folders, computed once per compiled glob. */
 const folderKeysOf = new WeakMap<CompiledGlob, string[]>();
 
 function folderKeys(glob: CompiledGlob): string[] {
   let keys = folderKeysOf.get(glob);
   if (keys === undefined) {
-    const dirs = glob.literal && !glob.glob.endsWith('/') ? glob.staticSegments.slice(0, -1) : glob.staticSegments;
-    keys = dirs.map(labelKey);
+    keys = globFolders(glob).map(labelKey);
     folderKeysOf.set(glob, keys);
   }
   return keys;
@@ -139,8 +143,7 @@ export function folderNamedByLabel(globs: readonly CompiledGlob[], labelKeys: Re
   if (labelKeys.size === 0) return undefined;
   for (const glob of globs) {
     const keys = folderKeys(glob);
-    const dirs = glob.literal && !glob.glob.endsWith('/') ? glob.staticSegments.slice(0, -1) : glob.staticSegments;
-    for (let i = 0; i < keys.length; i++) if (keys[i] !== '' && labelKeys.has(keys[i]!)) return dirs[i];
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== '' && labelKeys.has(keys[i]!)) return globFolders(glob)[i];
   }
   return undefined;
 }
@@ -195,7 +198,7 @@ export function matchGlob(glob: CompiledGlob, active: ActivePath): PathMatch | u
 export function pathProximity(globs: readonly CompiledGlob[], active: readonly ActivePath[]): number {
   let best = 0;
   for (const glob of globs) {
-    const globDirs = glob.literal && !glob.glob.endsWith('/') ? glob.staticSegments.slice(0, -1) : glob.staticSegments;
+    const globDirs = globFolders(glob);
     if (globDirs.length < 2) continue;
     for (const a of active) {
       let common = 0;

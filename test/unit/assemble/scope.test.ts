@@ -164,6 +164,9 @@ describe('a task label naming a folder', () => {
     store.createArtifact({ id: 'journal-state', type: 'module_memory', scope: 'path', paths: ['internal/journal/state/**'], title: 'Module: state', body: `${NOTE} Reviewed monthly.` });
     store.createArtifact({ id: 'billing-state', type: 'module_memory', scope: 'path', paths: ['internal/billing/state/**'], title: 'Module: state', body: `${NOTE} Reviewed quarterly.` });
     store.createArtifact({ id: 'journal-rule', type: 'convention', scope: 'path', paths: ['internal/journal/**'], title: 'Journal files', body: 'Never rewrite an entry a person edited; re-render into a new file.' });
+    for (const module of ['auth', 'search', 'export']) {
+      store.createArtifact({ id: `${module}-note`, type: 'module_memory', scope: 'path', paths: [`internal/${module}/**`], title: `Module: ${module}`, body: `The ${module} package owns its own storage.` });
+    }
     return store;
   }
 
@@ -191,7 +194,8 @@ describe('a task label naming a folder', () => {
     };
     const forms = await pathPart(['JOURNALS', 'companion-tools']);
     assert.ok(forms.journal! > 0 && forms.companion! > 0 && forms.billing! < 0, JSON.stringify(forms));
-    for (const labels of [['../../etc', '日記', ''], ['gitnexus.go']]) {
+    // "internal" names a folder of every path here: a container, not a module, so it tells none of them apart.
+    for (const labels of [['../../etc', '日記', ''], ['gitnexus.go'], ['internal']]) {
       const other = await pathPart(labels);
       assert.ok(other.journal! < 0 && other.companion! < 0, `${JSON.stringify(labels)}: ${JSON.stringify(other)}`);
     }
