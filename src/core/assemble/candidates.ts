@@ -35,6 +35,8 @@ export interface Candidate {
   section?: BodySection;
   /** The share of the artifact's match with the task that the section holds (0..1]. */
   sectionShare?: number;
+  /** The file in play the section names, when that is why it is offered. */
+  namesFile?: string;
 }
 
 export interface CandidateInput {

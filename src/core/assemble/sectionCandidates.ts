@@ -3,6 +3,7 @@ import { type BodySection, sectionRef, splitSections } from '../sections';
 import { contentHash } from '../tokens';
 import { type Candidate, type CandidateSet, compareCandidates, taskSources } from './candidates';
 import { type PackEntry, type PackState, packGreedy, takeOut } from './pack';
+import type { ActivePath } from './paths';
 import { INDEX_BODY_CHARS, type SearchIndex, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
 import type { AssembleOptions } from './types';
@@ -27,6 +28,8 @@ const DISTINCTIVE_SHARE = 3;
 
 interface SectionDoc {
   section: BodySection;
+  /** Its text in lower case, for the names of the files in play. */
+  lowerText: string;
   /** The section as an artifact of its own: the parent's metadata, `<id>#<slug>`, the section's title and text. */
   artifact: Artifact;
   /** Its heading's and text's terms, counted. */
@@ -49,11 +52,25 @@ function sectionsOf(a: Artifact): SectionDoc[] {
             const count = (term: string): void => void terms.set(term, (terms.get(term) ?? 0) + 1);
             forEachTerm(section.heading, count);
             forEachTerm(section.text.length > INDEX_BODY_CHARS ? section.text.slice(0, INDEX_BODY_CHARS) : section.text, count);
-            return { section, artifact, terms };
+            return { section, artifact, terms, lowerText: section.text.toLowerCase() };
           });
     splits.set(a, known);
   }
   return known;
+}
+
+/**
+ * The names of the files in play as a rule cites them: the file name with its extension, in
+ * lower case, long enough (6 characters) that a word of prose is not taken for one.
+ */
+function namesInPlay(active: readonly ActivePath[]): string[] {
+  const names = new Set<string>();
+  for (const p of active) {
+    if (p.isDir) continue;
+    const name = p.path.slice(p.path.lastIndexOf('/') + 1).toLowerCase();
+    if (name.length >= 6 && name.includes('.')) names.add(name);
+  }
+  return [...names];
 }
 
 /**
@@ -64,11 +81,12 @@ function sectionsOf(a: Artifact): SectionDoc[] {
  * where the task's words are costs a fraction of the whole. A section is shown whole or
  * not at all, beside its artifact's preview, never beside its full text (`settleSections`).
  */
-export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, index: SearchIndex, options: AssembleOptions): void {
+export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, index: SearchIndex, options: AssembleOptions, active: readonly ActivePath[]): void {
   // The paths say an artifact applies; the task's own words say which part of it matters.
   const query = buildQuery(taskSources(task, options));
   if (query.size === 0) return;
   const queryTerms = [...query.keys()];
+  const fileNames = namesInPlay(active);
   const found: Candidate[] = [];
   const { candidates } = set;
   let split = 0;
@@ -100,14 +118,26 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     const total = mass.reduce((sum, m) => sum + m, 0);
     if (total <= 0) continue;
     const length = sections.reduce((sum, s) => sum + s.artifact.body.length, 0);
-    const offer = (i: number): void => {
+    const offer = (i: number, namesFile?: string): void => {
       const s = sections[i]!;
-      found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: mass[i]! / total });
+      found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: mass[i]! / total, ...(namesFile !== undefined ? { namesFile } : {}) });
     };
     let offered = 0;
     let densest = -1;
     let densestLift = 1;
+    // A file in play named by few parts, like a task word, tells them apart (a README.md that
+    // every part of a README guide names does not).
+    const telling = fileNames.filter((name) => sections.reduce((n, s) => n + (s.lowerText.includes(name) ? 1 : 0), 0) <= distinctive);
     sections.forEach((s, i) => {
+      // A part that names a file in play (a rule citing `virtualmcpserver_controller.go` as the
+      // pattern to copy) is the part about the work itself, however the task words it. It is
+      // offered whatever its density, still worth its share of the words' match, and does not
+      // stand in for the densest part.
+      const named = telling.find((name) => s.lowerText.includes(name));
+      if (named !== undefined) {
+        offer(i, named);
+        return;
+      }
       // Only a section holding a word few others hold is told apart by the task at all.
       if (!queryTerms.some((term) => s.terms.has(term) && holders.get(term)! <= distinctive)) return;
       // How much denser the task's words are here than in the whole.

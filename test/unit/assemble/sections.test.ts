@@ -149,6 +149,40 @@ describe('building context by sections', () => {
     assert.ok(result.tokensUsed <= 1000);
   });
 
+  test('a part that names a file in play is offered though the task words it otherwise, and explain says why', async () => {
+    // toolhive's operator rules cite files as the pattern to copy; the part citing the
+    // controller in play is the part about the work, though "retry" is in most parts.
+    const filler = 'Keep each handler small and readable, and name things for what they hold. ';
+    const parts = [
+      'Retry with backoff and jitter; the backoff doubles on each attempt.',
+      'Retry budgets are shared across workers in `shared_retry.go`.',
+      'Retry only idempotent calls; `shared_retry.go` checks.',
+      'Retry counts are logged by `shared_retry.go`.',
+      'Reconcile twice and assert no write happened: see `worker_pool_controller.go`, the retry loop to copy.',
+      'Name queues for what they carry.',
+      'Close channels where they are made.',
+      'Prefer table tests.',
+    ];
+    const body = parts.map((text, i) => `## Part ${i + 1}\n\n${filler.repeat(4)}${text}\n\n${filler.repeat(4)}`).join('\n');
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'operator-rules', type: 'convention', scope: 'path', paths: ['cmd/operator/**'], title: 'Operator rules', body });
+    const task = { title: 'Add jitter to the retry backoff', description: '' };
+    const shown = async (file: string): Promise<{ slugs: string[]; why: string }> => {
+      const result = await assembleContext(store, { budget: 1000, now: NOW, task, paths: [`cmd/operator/controllers/${file}`], log: false });
+      const item = result.items.find((i) => i.id === 'operator-rules')!;
+      assert.equal(item.mode, 'preview', 'the whole rule does not fit');
+      return { slugs: item.sections?.map((s) => s.slug) ?? [], why: item.reason ?? '' };
+    };
+    const inPlay = await shown('worker_pool_controller.go');
+    assert.deepEqual(inPlay.slugs.sort(), ['part-1', 'part-5'], inPlay.why);
+    assert.match(inPlay.why, /section "Part 5" \(\d+% of its match; names worker_pool_controller\.go, in play\)/);
+    const other = await shown('queue_controller.go');
+    assert.deepEqual(other.slugs, ['part-1'], other.why);
+    // A file most parts name tells none of them apart, as a word in most parts does not.
+    const common = await shown('shared_retry.go');
+    assert.deepEqual(common.slugs, ['part-1'], common.why);
+  });
+
   test('a pinned rule longer than the fixed share is named, and the section the task is about comes whole under it', async () => {
     // Cursor's alwaysApply and a user's pin are always in; an 11,000-character one (growthbook's
     // permissions rule, bench/devset) used to arrive as its first lines at every budget under 20k.
