@@ -120,7 +120,12 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     const length = sections.reduce((sum, s) => sum + s.artifact.body.length, 0);
     const offer = (i: number, namesFile?: string): void => {
       const s = sections[i]!;
-      found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: mass[i]! / total, ...(namesFile !== undefined ? { namesFile } : {}) });
+      const wordsShare = mass[i]! / total;
+      // The evidence that the file applies to the work (its path match and what that earns)
+      // belongs whole to the part that names a file in play; only the words' match is divided.
+      const k = c.components;
+      const share = namesFile !== undefined && c.score > 0 ? Math.min(1, (k.relevance * wordsShare + k.reference + Math.max(0, k.path)) / c.score) : wordsShare;
+      found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share, ...(namesFile !== undefined ? { namesFile } : {}) });
     };
     let offered = 0;
     let densest = -1;
@@ -131,8 +136,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     sections.forEach((s, i) => {
       // A part that names a file in play (a rule citing `virtualmcpserver_controller.go` as the
       // pattern to copy) is the part about the work itself, however the task words it. It is
-      // offered whatever its density, still worth its share of the words' match, and does not
-      // stand in for the densest part.
+      // offered whatever its density and does not stand in for the densest part.
       const named = telling.find((name) => s.lowerText.includes(name));
       if (named !== undefined) {
         offer(i, named);
