@@ -527,7 +527,7 @@ const taskArgs = {
     'What you are about to do, in a sentence or a paragraph: the goal, the feature or bug, the parts of the code involved.',
   ),
   title: text('a short task title', MAX_TITLE_CHARS).optional().describe('Optional short title of the task.'),
-  labels: stringList('task labels', 30, MAX_TAG_CHARS).optional().describe('Optional labels, e.g. ["bug", "api"]; some knowledge applies only to labelled tasks.'),
+  labels: stringList('task labels', 30, MAX_TAG_CHARS).optional().describe('Optional labels, e.g. ["bug", "api"]; some knowledge applies only to labelled tasks, and a label naming a module folder (e.g. "journal") brings its notes forward.'),
   paths: stringList('workspace-relative file paths', 200, MAX_PATH_CHARS)
     .optional()
     .describe('Workspace-relative files or folders you are working on, e.g. ["src/upload/client.ts"].'),
