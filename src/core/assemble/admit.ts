@@ -16,7 +16,7 @@ export interface AdmitContext {
   supersededBy: ReadonlyMap<string, string>;
   /** Whether the task names the artifact (its id, its title or one of its paths). */
   namedByTask?: (doc: DocInfo) => boolean;
-  /** The task's labels as folder keys (`labelKey`): a label naming an artifact's folder scopes it to the task. */
+  /** The task's labels that name a module, as folder keys (`moduleLabelKeys`): evidence for ranking a record of that folder, not a scope. */
   labelKeys?: ReadonlySet<string>;
 }
 

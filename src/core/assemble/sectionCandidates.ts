@@ -82,7 +82,8 @@ function namesInPlay(active: readonly ActivePath[]): string[] {
  * not at all, beside its artifact's preview, never beside its full text (`settleSections`).
  */
 export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, index: SearchIndex, options: AssembleOptions, active: readonly ActivePath[]): void {
-  // The paths say an artifact applies; the task's own words say which part of it matters.
+  // The paths say an artifact applies; the task's own words, and a file in play a part names,
+  // say which part of it matters.
   const query = buildQuery(taskSources(task, options));
   if (query.size === 0) return;
   const queryTerms = [...query.keys()];
