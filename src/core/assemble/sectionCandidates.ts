@@ -105,8 +105,9 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     // A task word in most sections is the artifact's topic, not a part's: it says nothing
     // about which part matters. Words weigh by how few sections hold them (an idf within
     // the artifact), and a section is offered only if it holds a word few others do.
+    const holding = (has: (s: SectionDoc) => boolean): number => sections.reduce((n, s) => n + (has(s) ? 1 : 0), 0);
     const holders = new Map<string, number>();
-    for (const term of queryTerms) holders.set(term, sections.reduce((n, s) => n + (s.terms.has(term) ? 1 : 0), 0));
+    for (const term of queryTerms) holders.set(term, holding((s) => s.terms.has(term)));
     const distinctive = Math.max(1, Math.floor(sections.length / DISTINCTIVE_SHARE));
     const mass = sections.map((s) => {
       let m = 0;
@@ -133,7 +134,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     let densestLift = 1;
     // A file in play named by few parts, like a task word, tells them apart (a README.md that
     // every part of a README guide names does not).
-    const telling = fileNames.filter((name) => sections.reduce((n, s) => n + (s.lowerText.includes(name) ? 1 : 0), 0) <= distinctive);
+    const telling = fileNames.filter((name) => holding((s) => s.lowerText.includes(name)) <= distinctive);
     sections.forEach((s, i) => {
       // A part that names a file in play (a rule citing `virtualmcpserver_controller.go` as the
       // pattern to copy) is the part about the work itself, however the task words it. It is
