@@ -23,6 +23,12 @@ interface Rule {
   kindOf?: (secret: string) => string;
   /** Text without a match of this cannot match `pattern`: a cheap test before a costly one. */
   hint?: RegExp;
+  /**
+   * A rejected match whose secret holds a match of the hint is searched again from the
+   * secret's start (`okta: apiToken: …` on one line: `okta` is no secret name, `apiToken` is).
+   * Other rejected matches are skipped whole, which keeps every rule linear in the text.
+   */
+  rescan?: boolean;
 }
 
 /** What surrounds a candidate secret: the rule's groups and the rest of its line. */
@@ -103,9 +109,13 @@ function looksLikeCode(value: string): boolean {
   return /^[a-z]+(?:[A-Z][a-z]+)+$/.test(value);
 }
 
-/** The value ends its line (or a field of it): `password: hunter` in a file, not `Secret: stored in the vault` in prose. */
-function endsValue(after: string): boolean {
-  return /^[ \t]*(?:$|#|\/\/|[,;}\])"'`])/.test(after);
+/**
+ * A lower-case word follows on the line: `secret: stored in the vault` is prose. A value in a
+ * file ends its line or field (`password: hunter  # dev`); one flattened into a snippet or a
+ * title is followed by the next sentence, which starts with a capital.
+ */
+function proseGoesOn(after: string): boolean {
+  return /^[ \t]+[a-z]/.test(after);
 }
 
 /**
@@ -124,7 +134,7 @@ function assignedSecret(value: string, { groups, after }: Around, quoted: boolea
   if (/^\d+$/.test(value)) return strength === 'strong' && value.length >= 6;
   if (/^[A-Za-z]+$/.test(value)) {
     if (strength === 'weak') return value.length >= 20;
-    if (!quoted && !endsValue(after)) return false;
+    if (!quoted && proseGoesOn(after)) return false;
     // A capitalised word after `Secret:` is a heading or a label, not a password.
     return quoted ? value.length >= 4 : value.length >= 6 && !/^[A-Z][a-z]+$/.test(value);
   }
@@ -239,6 +249,7 @@ const RULES: Rule[] = [
     group: 4,
     accept: (s, around) => assignedSecret(s, around, true),
     hint: ASSIGNED_SECRET_NAME,
+    rescan: true,
   },
   {
     // `DB_PASSWORD=…`, `passphrase: …`, `SECRET_KEY_BASE=…`: an unquoted one.
@@ -247,6 +258,7 @@ const RULES: Rule[] = [
     group: 3,
     accept: (s, around) => assignedSecret(s, around, false),
     hint: ASSIGNED_SECRET_NAME,
+    rescan: true,
   },
 ];
 
@@ -298,28 +310,32 @@ export function redactSecrets(text: string, allow: readonly string[] = []): Reda
   let out = text;
   for (const rule of RULES) {
     if (rule.hint && !rule.hint.test(out)) continue;
-    rule.pattern.lastIndex = 0;
-    out = out.replace(rule.pattern, (...args: unknown[]) => {
-      const whole = args[0] as string;
-      const groups = args.slice(1, -2) as Array<string | undefined>;
+    const input = out;
+    const pattern = rule.pattern;
+    const parts: string[] = [];
+    let done = 0;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(input); match; match = pattern.exec(input)) {
+      const whole = match[0];
+      const groups = match.slice(1);
       const secret = rule.group === 0 ? whole : groups[rule.group - 1];
-      if (!secret || secret.startsWith('[REDACTED:')) return whole;
-      if (rule.accept) {
-        const end = (args[args.length - 2] as number) + whole.length;
-        const input = args[args.length - 1] as string;
-        const after = input.slice(end, end + 80).split('\n', 1)[0]!;
-        if (!rule.accept(secret, { groups, after })) return whole;
+      // Where the secret starts in the match: what surrounds it (the key name, the URL) is kept.
+      const before = rule.group === 0 ? 0 : groups.slice(0, rule.group - 1).reduce((n, g) => n + (g ?? '').length, 0);
+      const at = secret ? whole.indexOf(secret, Math.min(before, whole.length - secret.length)) : 0;
+      const end = match.index + whole.length;
+      const after = input.slice(end, end + 80).split('\n', 1)[0]!;
+      const masked = !!secret && !secret.startsWith('[REDACTED:') && (rule.accept?.(secret, { groups, after }) ?? true) && !allowed(secret, whole);
+      if (!masked) {
+        if (rule.rescan && secret && rule.hint?.test(secret)) pattern.lastIndex = match.index + Math.max(1, at);
+        continue;
       }
-      if (allowed(secret, whole)) return whole;
-      const kind = rule.kindOf ? rule.kindOf(secret) : rule.kind;
+      const kind = rule.kindOf ? rule.kindOf(secret!) : rule.kind;
       count++;
       kinds[kind] = (kinds[kind] ?? 0) + 1;
-      if (rule.group === 0) return redactionMarker(kind);
-      // Keep what surrounds the secret (the key name, the URL) so the text still reads.
-      const before = groups.slice(0, rule.group - 1).reduce((n, g) => n + (g ?? '').length, 0);
-      const at = whole.indexOf(secret, Math.min(before, whole.length - secret.length));
-      return whole.slice(0, at) + redactionMarker(kind) + whole.slice(at + secret.length);
-    });
+      parts.push(input.slice(done, match.index), whole.slice(0, at), redactionMarker(kind), whole.slice(at + secret!.length));
+      done = end;
+    }
+    if (done > 0) out = parts.join('') + input.slice(done);
   }
   return { text: out, count, kinds };
 }

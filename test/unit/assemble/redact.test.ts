@@ -82,6 +82,8 @@ describe('secret redaction', () => {
     'shell defaults': '${PASSWORD:-',
     'long secret names': 'secret_key_base_secret_key_base_',
     'basic auth headers': 'Authorization: Basic ',
+    'names inside rejected values': 'x=token=',
+    'keys without digits': 'api_key: abcdefgh ',
   };
   const ADVERSARIAL_CHARS = 32_000;
   for (const [shape, unit] of Object.entries(SHAPES)) {
