@@ -329,10 +329,10 @@ export function redactSecrets(text: string, allow: readonly string[] = []): Reda
         if (rule.rescan && secret && rule.hint?.test(secret)) pattern.lastIndex = match.index + Math.max(1, at);
         continue;
       }
-      const kind = rule.kindOf ? rule.kindOf(secret!) : rule.kind;
+      const kind = rule.kindOf ? rule.kindOf(secret) : rule.kind;
       count++;
       kinds[kind] = (kinds[kind] ?? 0) + 1;
-      parts.push(input.slice(done, match.index), whole.slice(0, at), redactionMarker(kind), whole.slice(at + secret!.length));
+      parts.push(input.slice(done, match.index), whole.slice(0, at), redactionMarker(kind), whole.slice(at + secret.length));
       done = end;
     }
     if (done > 0) out = parts.join('') + input.slice(done);
