@@ -72,16 +72,16 @@ export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
  * Writes `file` whole, inside the folder `root`, never through a link: every write of a
  * generated file (the Markdown mirror, exported rule files, the sync state, an inbox `.error`)
  * goes through here, and the check is made at the moment of writing, not when the command
- * started. A symbolic link at `root`, at a folder between `root` and the file, or at the file's
- * own name is refused with an error naming it (a cloned repository can ship one pointing
- * anywhere). The bytes go to a new temporary file (`O_EXCL`: a name that exists, link or not,
+ * started. A symbolic link at a folder between `root` and the file, or at the file's own name,
+ * is refused with an error naming it (a cloned repository can ship one pointing anywhere);
+ * `root` itself is the caller's (a workspace opened through a link is fine; OutputFolder
+ * refuses a link at the folder it was given). The bytes go to a new temporary file (`O_EXCL`: a name that exists, link or not,
  * is never opened) that is renamed over the file, so a hard link at the file's name is
  * replaced, not written through: its other names keep their content.
  */
 export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file'): void {
   const relative = path.relative(root, file);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new UserError(`Refused to write ${file}: it is outside ${root}.`);
-  refuseLink(root, `the folder ${what} goes in`);
   let folder = root;
   const parts = relative.split(path.sep);
   for (const part of parts.slice(0, -1)) {
