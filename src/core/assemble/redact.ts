@@ -25,8 +25,9 @@ interface Rule {
   hint?: RegExp;
   /**
    * A rejected match whose secret holds a match of the hint is searched again from the
-   * secret's start (`okta: apiToken: …` on one line: `okta` is no secret name, `apiToken` is).
-   * Other rejected matches are skipped whole, which keeps every rule linear in the text.
+   * secret's start (`okta: apiToken: …` on one line: `okta` is no secret name, `apiToken` is),
+   * three levels deep at most. Other rejected matches are skipped whole, which keeps every
+   * rule linear in the text.
    */
   rescan?: boolean;
 }
@@ -314,6 +315,8 @@ export function redactSecrets(text: string, allow: readonly string[] = []): Reda
     const pattern = rule.pattern;
     const parts: string[] = [];
     let done = 0;
+    let rejectedEnd = 0;
+    let depth = 0;
     pattern.lastIndex = 0;
     for (let match = pattern.exec(input); match; match = pattern.exec(input)) {
       const whole = match[0];
@@ -326,7 +329,11 @@ export function redactSecrets(text: string, allow: readonly string[] = []): Reda
       const after = input.slice(end, end + 80).split('\n', 1)[0]!;
       const masked = !!secret && !secret.startsWith('[REDACTED:') && (rule.accept?.(secret, { groups, after }) ?? true) && !allowed(secret, whole);
       if (!masked) {
-        if (rule.rescan && secret && rule.hint?.test(secret)) pattern.lastIndex = match.index + Math.max(1, at);
+        // A match found by looking again inside a rejected one is looked into at most three deep
+        // (`a: b: c: apiToken: …`), so a text built of names (`x=token=x=token=…`) stays linear.
+        depth = match.index < rejectedEnd ? depth + 1 : 0;
+        rejectedEnd = Math.max(rejectedEnd, end);
+        if (rule.rescan && secret && depth < 3 && rule.hint?.test(secret)) pattern.lastIndex = match.index + Math.max(1, at);
         continue;
       }
       const kind = rule.kindOf ? rule.kindOf(secret) : rule.kind;
