@@ -7,7 +7,8 @@ import type { LiveSourcesRequest } from '../core/sources/report';
 import type { LedgerStore } from '../core/store';
 import { activePaths } from './activePaths';
 import type { ConfigService } from './config';
-import { type FileActivityTracker, relativePathIn } from './fileActivityTracker';
+import type { FileActivityTracker } from './fileActivityTracker';
+import { relativePathIn } from './workspaceUris';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 import { type EditorSourceRequest, EditorSources } from './sources';
@@ -75,7 +76,7 @@ export class ContextService {
   /** Workspace-relative paths of the visible editors (active first) and the other open tabs, in `folder`. */
   editorPaths(folder: vscode.WorkspaceFolder): { visible: string[]; open: string[] } {
     const rel = (uri: vscode.Uri): string | undefined =>
-      uri.scheme === 'file' && this.registry.folderOf(uri)?.uri.toString() === folder.uri.toString() ? relativePathIn(folder, uri) : undefined;
+      this.registry.folderOf(uri)?.uri.toString() === folder.uri.toString() ? relativePathIn(folder, uri) : undefined;
     const visible: string[] = [];
     const active = vscode.window.activeTextEditor;
     const ordered = active ? [active, ...vscode.window.visibleTextEditors.filter((e) => e !== active)] : vscode.window.visibleTextEditors;

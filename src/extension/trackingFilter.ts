@@ -2,6 +2,7 @@
  * Which documents count as "worked on": vscode-free rules the FileActivityTracker applies.
  */
 import { Minimatch } from 'minimatch';
+import { WORKSPACE_FILE_SCHEMES } from './workspaceUris';
 
 /** Folders whose files are tooling, not the project's code. */
 const ALWAYS_IGNORED_SEGMENTS = new Set(['.git', 'node_modules', '.context-ledger', '.vscode-test']);
@@ -37,7 +38,7 @@ export class TrackingFilter {
    * outside every workspace folder) with URI scheme `scheme` is tracked.
    */
   accepts(scheme: string, relPath: string | undefined): boolean {
-    if (scheme !== 'file' && scheme !== 'vscode-remote') return false;
+    if (!WORKSPACE_FILE_SCHEMES.has(scheme)) return false;
     if (relPath === undefined || relPath === '' || relPath.startsWith('../') || relPath.startsWith('/')) return false;
     if (this.own.has(relPath)) return false;
     const segments = relPath.split('/');

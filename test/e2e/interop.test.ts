@@ -35,6 +35,7 @@ import {
   withFailureScreenshot,
 } from './harness';
 import type { CodeServer, Workbench } from './harness';
+import { clickContextMenuItem, closeContextMenu, editorTextArea, openContextMenu, revealActiveFileInExplorer } from './menus';
 
 const VSIX = VSIX_PATH;
 const CLI = CLI_PATH;
@@ -212,6 +213,31 @@ test('"Which Rules Apply to This File?" on an open file lists the rule files tha
   // The imported path-scoped artifact applies too.
   assert.match(text, /1 path-scoped artifacts/);
   await screenshot(page, '04-which-rules');
+});
+
+test('on a file code-server serves as vscode-remote:, the editor and Explorer menus offer "Which Rules Apply…" and "Add module memory", and both run', async () => {
+  // code-server's workbench sees workspace files as vscode-remote:// (as SSH, WSL, containers and
+  // Codespaces do): a `resourceScheme == file` clause would hide these entries.
+  const page = wb!.page;
+  await openFile(page, 'src/app.ts');
+  const editorMenu = await openContextMenu(page, editorTextArea(page), 'editor');
+  assert.ok(editorMenu.includes('Which Rules Apply to This File?'), `editor menu: ${editorMenu.join(' | ')}`);
+  assert.ok(editorMenu.includes('Add module memory for the current file') || editorMenu.includes('Add module memory'), `editor menu: ${editorMenu.join(' | ')}`);
+  await clickContextMenuItem(page, 'Add module memory');
+  await waitFor(() => activeEditorText(page), (t) => t.includes('Module: src') && t.includes('paths: [src/**]'), 'the module memory draft for src/');
+  await screenshot(page, '04b-module-memory-from-editor-menu');
+  await runCommand(page, 'View: Revert and Close Editor');
+
+  await openFile(page, 'src/app.ts');
+  const row = await revealActiveFileInExplorer(page, 'app.ts');
+  const explorerMenu = await openContextMenu(page, row, 'Explorer');
+  assert.ok(explorerMenu.includes('Which Rules Apply to This File?'), `Explorer menu: ${explorerMenu.join(' | ')}`);
+  assert.ok(explorerMenu.some((l) => l.startsWith('Add module memory')), `Explorer menu: ${explorerMenu.join(' | ')}`);
+  await screenshot(page, '04c-explorer-menu');
+  await clickContextMenuItem(page, 'Which Rules Apply to This File?');
+  const text = await waitFor(() => activeEditorText(page), (t) => t.includes('Which rules apply') && t.includes('src/app.ts'), 'the which-rules report from the Explorer');
+  assert.match(text, /fires\s+\.github\/instructions\/typescript\.instructions\.md/);
+  await closeContextMenu(page);
 });
 
 async function exportCopilot(page: Workbench['page'], expected: RegExp): Promise<string> {

@@ -2,18 +2,17 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ImportFormat } from '../../core/formats/common';
 import type { RuleTarget } from '../../core/formats/ruleExport';
-import { renderWhichReport } from '../../core/formats/ruleSimulator';
 import { UserError } from '../../core/model';
 import { TokenCounter } from '../../core/tokens';
 import { allSkipped, applyImport, type ImportScan, nothingToImport, type ParsedImport, parseImportSources, previewImport, scanImportSources } from '../../node/folderImport';
 import { syncMirror } from '../../node/mirrorSync';
 import { writeRuleFiles } from '../../node/ruleFileExport';
-import { whichRules } from '../../node/whichRules';
 import { guarded } from '../errors';
 import { withDelayedProgress } from '../progress';
 import type { Services } from '../services';
 import { requireTrust } from '../trust';
 import { INTEROP_COMMANDS, WHICH_SCHEME } from './ids';
+import { showWhichRules } from './whichRulesCommand';
 import { dryRunSummary, FORMAT_LABELS, filesDetail, mergeParsed, TARGET_LABELS, totalsLine, totalsOf } from './model';
 
 const RULE_FILE_BUDGET_SETTING = 'contextLedger.export.ruleFileBudget';
@@ -56,33 +55,13 @@ export function registerInteropFeatures(context: vscode.ExtensionContext, servic
     if (folder) await syncFolderMirror(s, folder);
   });
 
-  register(INTEROP_COMMANDS.whichRules, 'Finding the rules that apply', async (arg?: vscode.Uri) => {
-    const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
-    if (!uri || uri.scheme !== 'file') {
-      void vscode.window.showWarningMessage('Context Ledger: open a file of the workspace first; "Which Rules Apply" works on the active editor.');
-      return;
-    }
-    const folder = s.registry.folderOf(uri);
-    if (!folder) {
-      void vscode.window.showWarningMessage(`Context Ledger: ${path.basename(uri.fsPath)} is not inside a workspace folder.`);
-      return;
-    }
-    const ledger = s.registry.get(folder);
-    const artifacts = await ledger.read((store) => store.latestArtifacts());
-    const report = whichRules(folder.uri.fsPath, uri.fsPath, artifacts);
-    const fires = report.rules.filter((r) => r.fires).length;
-    const text = [
-      `Which rules apply — ${folder.name}/${report.path}`,
-      `${report.artifacts.path.length} path-scoped artifacts, ${fires} of ${report.rules.length} rule files fire, ${report.problems.length} glob problems.`,
-      '',
-      renderWhichReport(report),
-      '',
-    ].join('\n');
-    const doc = vscode.Uri.from({ scheme: WHICH_SCHEME, path: `/Which rules apply (${path.basename(report.path)}).txt`, query: `${folder.name}/${report.path}` });
-    reports.set(doc.toString(), text);
-    whichChanged.fire(doc);
-    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(doc), { preview: true, viewColumn: vscode.ViewColumn.Beside });
-  });
+  register(INTEROP_COMMANDS.whichRules, 'Finding the rules that apply', (arg?: unknown) =>
+    showWhichRules(s, arg, async (doc, text) => {
+      reports.set(doc.toString(), text);
+      whichChanged.fire(doc);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(doc), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    }),
+  );
 }
 
 async function pickFolder(s: Services, verb: string): Promise<vscode.WorkspaceFolder | undefined> {

@@ -11,6 +11,7 @@ import { AGENT_COMMANDS, REVIEW_ITEM_CONTEXT } from '../../../src/extension/agen
 import { INTEROP_COMMANDS } from '../../../src/extension/interop/ids';
 import { CATEGORY, COMMAND_IDS as CORE_COMMAND_IDS, TREE_ITEM_KINDS } from '../../../src/extension/ids';
 import { DEFAULT_ASSEMBLE_OPTIONS } from '../../../src/core/assemble';
+import { WORKSPACE_SCHEME_WHEN } from '../../../src/extension/workspaceUris';
 
 interface Manifest {
   contributes: {
@@ -85,4 +86,23 @@ test('the scoring settings name the defaults the assembler uses', () => {
     assert.ok(weights.includes(`${named},`) || weights.endsWith(`${named}.`), `contextLedger.weights names ${name} ${value}`);
   }
   assert.ok(properties['contextLedger.recencyHalfLifeDays']?.markdownDescription?.includes(`${DEFAULT_ASSEMBLE_OPTIONS.halfLifeDays} days`));
+});
+
+test('menus on a file offer themselves for local, remote and virtual files alike', () => {
+  // `resourceScheme == file` hides a menu in SSH, WSL, containers, Codespaces and code-server
+  // (the workbench sees vscode-remote:) and in github.dev (vscode-vfs:).
+  const scheme = (when: string | undefined) => /resourceScheme\s*(==|=~)\s*(\S+)/.exec(when ?? '');
+  let seen = 0;
+  for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
+    for (const entry of entries) {
+      const found = scheme(entry.when);
+      if (!found) continue;
+      seen++;
+      assert.ok(entry.when!.includes(WORKSPACE_SCHEME_WHEN), `${menu}: ${entry.command} tests the scheme with ${found[0]}, not ${WORKSPACE_SCHEME_WHEN}`);
+    }
+  }
+  assert.ok(seen >= 5, 'the file menus (editor, Explorer, palette) test the scheme');
+  const re = new RegExp(/\/(.+)\//.exec(WORKSPACE_SCHEME_WHEN)![1]!);
+  for (const s of ['file', 'vscode-remote', 'vscode-vfs']) assert.ok(re.test(s), s);
+  for (const s of ['untitled', 'output', 'git', 'vscode-userdata', 'file2']) assert.ok(!re.test(s), s);
 });
