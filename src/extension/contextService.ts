@@ -99,11 +99,12 @@ export class ContextService {
   /** The active paths for `folder`, given its store (call inside a ledger read). */
   activePathsFor(folder: vscode.WorkspaceFolder, store: LedgerStore, now = new Date()): string[] {
     const { visible, open } = this.editorPaths(folder);
+    const work = (p: string): boolean => this.tracker.isWorkFile(folder, p);
     return activePaths({
-      visible,
-      open,
-      branch: this.git?.branchFiles(folder) ?? [],
-      activity: this.tracker.withPending(folder, store.fileActivity()),
+      visible: visible.filter(work),
+      open: open.filter(work),
+      branch: (this.git?.branchFiles(folder) ?? []).filter(work),
+      activity: this.tracker.withPending(folder, store.fileActivity()).filter((a) => work(a.path)),
       now,
       halfLifeHours: this.config.get(folder.uri).tracking.halfLifeHours,
     });

@@ -66,6 +66,15 @@ export class FileActivityTracker extends DisposableBase {
     return filter;
   }
 
+  /**
+   * Whether `relPath` in `folder` is a file the user works on: not the ledger's own files,
+   * not what the extension writes, not excluded. The files in play (the meter, every build)
+   * pass through it, whichever source named them (editors, git, activity).
+   */
+  isWorkFile(folder: vscode.WorkspaceFolder, relPath: string): boolean {
+    return this.filterFor(folder).accepts(folder.uri.scheme, relPath);
+  }
+
   /** The folder and workspace-relative path of a trackable document, or undefined. */
   private locate(uri: vscode.Uri): { folder: vscode.WorkspaceFolder; relPath: string } | undefined {
     if (!isWorkspaceFile(uri)) return undefined;

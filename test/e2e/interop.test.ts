@@ -15,6 +15,7 @@ import {
   CLI_PATH,
   TIMEOUTS,
   activeEditorText,
+  activeEditorTitle,
   clickDialogButton,
   openFile,
   openView,
@@ -227,8 +228,7 @@ test('on a file code-server serves as vscode-remote:, the editor and Explorer me
   await waitFor(() => activeEditorText(page), (t) => t.includes('Module: src') && t.includes('paths: [src/**]'), 'the module memory draft for src/');
   await screenshot(page, '04b-module-memory-from-editor-menu');
   await runCommand(page, 'View: Revert and Close Editor');
-
-  await openFile(page, 'src/app.ts');
+  await waitFor(() => activeEditorTitle(page), (t) => t === 'app.ts', 'app.ts active again once the draft is closed');
   const row = await revealActiveFileInExplorer(page, 'app.ts');
   const explorerMenu = await openContextMenu(page, row, 'Explorer');
   assert.ok(explorerMenu.includes('Which Rules Apply to This File?'), `Explorer menu: ${explorerMenu.join(' | ')}`);

@@ -137,6 +137,7 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     this.snapshots.set(key, snapshot);
     const any = this.registry.folders().length > 0 && [...this.snapshots.values()].some((s) => s.latest.length > 0);
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasArtifacts, any);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.artifactsLoaded, true);
     return snapshot;
   }
 
