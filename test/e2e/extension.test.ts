@@ -14,7 +14,9 @@ import {
   openFile,
   openView,
   packageExtension,
+  pickQuickInputItem,
   runCommand,
+  runCommandForQuickInput,
   screenshot,
   startExtensionSession,
   statusBarTexts,
@@ -156,6 +158,21 @@ test("the meter measures the context for the files in play, names them in its to
   assert.match(label, /the context for the \d+ files in play uses/);
   await screenshot(page, '03b-meter-tooltip');
   await page.mouse.move(5, 5);
+});
+
+test('without a chat model (code-server has none), "Use @ledger Without a Chat Model…" says so and copies the context the agent needs', async () => {
+  const page = wb!.page;
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await page.bringToFront();
+  await page.evaluate('navigator.clipboard.writeText("")');
+  await runCommandForQuickInput(page, 'Context Ledger: Use @ledger Without a Chat Model…', 'Context Ledger without a chat model');
+  const placeholder = await page.locator('.quick-input-widget .quick-input-box input').getAttribute('placeholder');
+  assert.match(placeholder ?? '', /No chat model in this VS Code, so the chat refuses @ledger/);
+  await screenshot(page, '04a-without-chat-model');
+  await pickQuickInputItem(page, 'Context Ledger without a chat model', 'copy', 'Copy the context');
+  const text = await waitForClipboard(page, /## Rules/);
+  assert.ok(text.includes(SEEDED_TITLES[0]!), 'the context as Build agent context makes it');
+  await waitForNotification(page, /copied the context .* and opened it beside/);
 });
 
 test('the "Get started" walkthrough shows its steps, and a step\'s button runs its command and checks the step', async () => {
