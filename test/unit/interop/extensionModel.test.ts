@@ -81,8 +81,8 @@ describe('interop in the editor: manifest and what the commands say', () => {
     // The preview says what the import WILL do, names the entries by title and the skipped files with why.
     const summary = dryRunSummary(preview);
     assert.match(summary, /^ADR folder \(2 files\): will add 1 and skip 1 file$/m);
-    assert.match(summary, /^  \+ ADR-0001: Use one thing$/m);
-    assert.match(summary, /^  × docs\/adr\/0002-bin\.md: binary file/m);
+    assert.match(summary, /^ {2}\+ ADR-0001: Use one thing$/m);
+    assert.match(summary, /^ {2}× docs\/adr\/0002-bin\.md: binary file/m);
     assert.match(summary, /^AGENTS\.md \(1 file\): will add 1$/m);
     assert.match(summary, /^Copilot instructions \(1 file\): will skip 1 file$/m);
     assert.doesNotMatch(summary, /^\S.*\b(added|updated|imported)\b/m, 'no format line in the past tense before the import');
