@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { type Artifact, artifactUrn, type Scope, type TokenizerName } from '../../core/model';
 import type { LedgerStore } from '../../core/store';
+import { fullCostOf } from '../../core/assemble';
 import { TokenCounter } from '../../core/tokens';
 import {
   type ArtifactFilterState,
@@ -132,7 +133,7 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
       const latest = store.latestArtifacts();
       const tokens = new Map<string, number>();
       const counter = this.counters.get(store, tokenizer);
-      if (counter) for (const a of latest) tokens.set(a.id, counter.countWithHash(a.body, a.contentHash));
+      if (counter) for (const a of latest) tokens.set(a.id, fullCostOf(counter, a));
       return { latest, tokens };
     });
     this.snapshots.set(key, snapshot);

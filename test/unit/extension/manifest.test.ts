@@ -12,6 +12,8 @@ import { INTEROP_COMMANDS } from '../../../src/extension/interop/ids';
 import { CATEGORY, COMMAND_IDS as CORE_COMMAND_IDS, TREE_ITEM_KINDS } from '../../../src/extension/ids';
 import { DEFAULT_ASSEMBLE_OPTIONS } from '../../../src/core/assemble';
 import { WORKSPACE_SCHEME_WHEN } from '../../../src/extension/workspaceUris';
+import { formatOf } from '../../../src/core/formats/detect';
+import { Minimatch } from 'minimatch';
 
 interface Manifest {
   contributes: {
@@ -105,4 +107,22 @@ test('menus on a file offer themselves for local, remote and virtual files alike
   const re = new RegExp(/\/(.+)\//.exec(WORKSPACE_SCHEME_WHEN)![1]!);
   for (const s of ['file', 'vscode-remote', 'vscode-vfs']) assert.ok(re.test(s), s);
   for (const s of ['untitled', 'output', 'git', 'vscode-userdata', 'file2']) assert.ok(!re.test(s), s);
+});
+
+test('the extension activates where there is something to do: a ledger or a knowledge file Import Knowledge reads', () => {
+  const events = (manifest as unknown as { activationEvents: string[] }).activationEvents;
+  assert.ok(!events.includes('onStartupFinished') && !events.includes('*'), 'not in every window');
+  const globs = events.filter((e) => e.startsWith('workspaceContains:')).map((e) => new Minimatch(e.slice('workspaceContains:'.length), { dot: true }));
+  const activates = (p: string) => globs.some((g) => g.match(p));
+  for (const ledgerFile of ['.context-ledger/ledger.db', '.context-ledger/artifacts/adr/adr-001.md']) assert.ok(activates(ledgerFile), ledgerFile);
+  const knowledge = [
+    'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md', '.github/instructions/ts.instructions.md', '.cursorrules',
+    '.cursor/rules/style.mdc', '.clinerules', '.claude/rules/tests.md', '.context/DECISIONS.md',
+    'docs/adr/0001-use-sqlite.md', 'doc/adr/0002-x.md', 'docs/decisions/0003-y.md', 'adr/0004-z.md',
+  ];
+  for (const p of knowledge) {
+    assert.ok(formatOf(p) !== null, `${p} is a knowledge file Import Knowledge reads`);
+    assert.ok(activates(p), `a workspace with ${p} activates the extension`);
+  }
+  for (const p of ['README.md', 'src/app.ts', 'docs/guide.md']) assert.ok(!activates(p), `${p} alone does not`);
 });
