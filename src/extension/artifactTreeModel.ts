@@ -135,6 +135,11 @@ export function groupArtifacts(artifacts: readonly Artifact[], filter: ArtifactF
   return groups;
 }
 
+/** A title as plain text for a row or a label: Markdown code spans (`npm test`) lose their backticks. */
+export function displayTitle(title: string): string {
+  return title.replace(/(`+)([^`]+?)\1/g, '$2');
+}
+
 /** The short description next to an artifact: tokens, version, status, where it applies. */
 export function artifactDescription(artifact: Artifact, tokens: number | undefined): string {
   const parts: string[] = [];

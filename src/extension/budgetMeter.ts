@@ -1,6 +1,7 @@
 /**
- * What the status-bar budget meter shows: `$(book) 3.1k/8k`, its warning level and the
- * per-layer breakdown. vscode-free.
+ * What the status-bar budget meter shows: `$(book) 3.1k/8k`, how much of the budget the
+ * context for the files in play uses (the same build "Build agent context" gives), its
+ * warning level and the per-layer breakdown. vscode-free.
  */
 
 export type MeterLevel = 'ok' | 'warning' | 'error';
@@ -70,7 +71,7 @@ export function meterTooltip(summary: MeterSummary): string {
   const previews = summary.items.filter((i) => i.mode === 'preview').length;
   const titles = summary.items.filter((i) => i.mode === 'title').length;
   const lines = [
-    `**Context Ledger** — ${summary.used.toLocaleString('en-US')} of ${summary.budget.toLocaleString('en-US')} tokens (${percent(summary.used, summary.budget)}, ${summary.tokenizer})`,
+    `**Context Ledger** — the context for the files in play: ${summary.used.toLocaleString('en-US')} of ${summary.budget.toLocaleString('en-US')} tokens (${percent(summary.used, summary.budget)}, ${summary.tokenizer})`,
     '',
     '| Layer | Used | Budget |',
     '|:--|--:|--:|',
@@ -88,7 +89,9 @@ export function meterTooltip(summary: MeterSummary): string {
   if (summary.taskTitle) lines.push(`Task: ${escapeMarkdown(summary.taskTitle)}  `);
   if (summary.paths.length > 0) {
     const shown = summary.paths.slice(0, 6).map((p) => `\`${p.replace(/`/g, '')}\``);
-    lines.push(`Files: ${shown.join(', ')}${summary.paths.length > 6 ? ` and ${summary.paths.length - 6} more` : ''}  `);
+    lines.push(`Files in play: ${shown.join(', ')}${summary.paths.length > 6 ? ` and ${summary.paths.length - 6} more` : ''}  `);
+  } else {
+    lines.push('No files in play (none open, changed on the branch or worked on lately): the project-wide knowledge only.  ');
   }
   if (summary.folderName) lines.push(`Folder: ${escapeMarkdown(summary.folderName)}  `);
   lines.push('', '_Click for details._');

@@ -6,7 +6,8 @@ import { COMMANDS } from './ids';
 import type { LiveContext, LiveState } from './liveContext';
 
 /**
- * `$(book) 3.1k/8k`: how much of the budget the context for the current editors uses.
+ * `$(book) 3.1k/8k`: how much of the budget the context for the files in play uses (the
+ * open editors, the branch's changes, the files worked on lately; never the ledger's own).
  * Warning colour at 90%, error colour over the budget; the tooltip breaks it down by
  * layer; a click opens the Context Inspector (what went in, what was left out and why).
  */
@@ -63,7 +64,7 @@ export class BudgetStatusBar extends DisposableBase {
       level === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.command = COMMANDS.openInspector;
     this.item.accessibilityInformation = {
-      label: `Context Ledger: the context for the open files uses ${result.tokensUsed} of ${result.budget} tokens`,
+      label: `Context Ledger: the context for the ${paths.length} files in play uses ${result.tokensUsed} of ${result.budget} tokens`,
     };
     this.item.show();
   }

@@ -7,7 +7,8 @@ import type { LiveSourcesRequest } from '../core/sources/report';
 import type { LedgerStore } from '../core/store';
 import { activePaths } from './activePaths';
 import type { ConfigService } from './config';
-import { type FileActivityTracker, relativePathIn } from './fileActivityTracker';
+import type { FileActivityTracker } from './fileActivityTracker';
+import { relativePathIn } from './workspaceUris';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 import { type EditorSourceRequest, EditorSources } from './sources';
@@ -75,7 +76,7 @@ export class ContextService {
   /** Workspace-relative paths of the visible editors (active first) and the other open tabs, in `folder`. */
   editorPaths(folder: vscode.WorkspaceFolder): { visible: string[]; open: string[] } {
     const rel = (uri: vscode.Uri): string | undefined =>
-      uri.scheme === 'file' && this.registry.folderOf(uri)?.uri.toString() === folder.uri.toString() ? relativePathIn(folder, uri) : undefined;
+      this.registry.folderOf(uri)?.uri.toString() === folder.uri.toString() ? relativePathIn(folder, uri) : undefined;
     const visible: string[] = [];
     const active = vscode.window.activeTextEditor;
     const ordered = active ? [active, ...vscode.window.visibleTextEditors.filter((e) => e !== active)] : vscode.window.visibleTextEditors;
@@ -98,11 +99,12 @@ export class ContextService {
   /** The active paths for `folder`, given its store (call inside a ledger read). */
   activePathsFor(folder: vscode.WorkspaceFolder, store: LedgerStore, now = new Date()): string[] {
     const { visible, open } = this.editorPaths(folder);
+    const work = (p: string): boolean => this.tracker.isWorkFile(folder, p);
     return activePaths({
-      visible,
-      open,
-      branch: this.git?.branchFiles(folder) ?? [],
-      activity: this.tracker.withPending(folder, store.fileActivity()),
+      visible: visible.filter(work),
+      open: open.filter(work),
+      branch: (this.git?.branchFiles(folder) ?? []).filter(work),
+      activity: this.tracker.withPending(folder, store.fileActivity()).filter((a) => work(a.path)),
       now,
       halfLifeHours: this.config.get(folder.uri).tracking.halfLifeHours,
     });

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileActivity } from '../core/model';
 import { type ActivityEvent, type ActivityKind, ActivityThrottle, mergeActivity } from './activePaths';
@@ -7,18 +6,12 @@ import { DisposableBase } from './disposable';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 import { enabledGlobs, TrackingFilter } from './trackingFilter';
+import { isWorkspaceFile, relativePathIn } from './workspaceUris';
 
 const FLUSH_EVERY_MS = 5_000;
 const EDIT_DEBOUNCE_MS = 1_500;
 /** One open per file per minute, one edit burst per half minute; every save counts. */
 const THROTTLE = { open: 60_000, edit: 30_000, save: 0 } as const;
-
-/** Workspace-relative path with forward slashes, or undefined outside the folder. */
-export function relativePathIn(folder: vscode.WorkspaceFolder, uri: vscode.Uri): string | undefined {
-  const rel = path.relative(folder.uri.fsPath, uri.fsPath);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-  return rel.split(path.sep).join('/');
-}
 
 /**
  * Feeds opens, edits and saves of workspace files into the ledger's file_activity table.
@@ -73,9 +66,18 @@ export class FileActivityTracker extends DisposableBase {
     return filter;
   }
 
+  /**
+   * Whether `relPath` in `folder` is a file the user works on: not the ledger's own files,
+   * not what the extension writes, not excluded. The files in play (the meter, every build)
+   * pass through it, whichever source named them (editors, git, activity).
+   */
+  isWorkFile(folder: vscode.WorkspaceFolder, relPath: string): boolean {
+    return this.filterFor(folder).accepts(folder.uri.scheme, relPath);
+  }
+
   /** The folder and workspace-relative path of a trackable document, or undefined. */
   private locate(uri: vscode.Uri): { folder: vscode.WorkspaceFolder; relPath: string } | undefined {
-    if (uri.scheme !== 'file') return undefined;
+    if (!isWorkspaceFile(uri)) return undefined;
     const folder = this.registry.folderOf(uri);
     if (!folder) return undefined;
     if (!this.config.get(folder.uri).tracking.enabled) return undefined;
@@ -85,7 +87,7 @@ export class FileActivityTracker extends DisposableBase {
   }
 
   private editSoon(uri: vscode.Uri): void {
-    if (uri.scheme !== 'file') return;
+    if (!isWorkspaceFile(uri)) return;
     const key = uri.toString();
     const timer = this.editTimers.get(key);
     if (timer) clearTimeout(timer);

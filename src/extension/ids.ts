@@ -60,6 +60,8 @@ export const INSPECTOR_VIEW_TYPE = 'contextLedger.inspector';
 export const CONTEXT_KEYS = {
   hasLedger: 'contextLedger.hasLedger',
   hasArtifacts: 'contextLedger.hasArtifacts',
+  /** Set once the Artifacts view has read the ledger: until then it says "Loading", not "no artifacts". */
+  artifactsLoaded: 'contextLedger.artifactsLoaded',
   hasActiveTask: 'contextLedger.hasActiveTask',
   artifactsFiltered: 'contextLedger.artifactsFiltered',
   multiRoot: 'contextLedger.multiRoot',

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { KNOWLEDGE_FILE_GLOB } from '../core/formats/detect';
 import { applyImport, type FormatReport, previewImport } from '../node/folderImport';
@@ -7,6 +6,7 @@ import { Debouncer, DisposableBase } from './disposable';
 import type { ConfigService } from './config';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
+import { relativePathIn } from './workspaceUris';
 
 /**
  * A save is one event, a `git pull` or a branch switch a burst of them: one refresh after
@@ -72,10 +72,9 @@ export class KnowledgeWatcher extends DisposableBase {
   }
 
   private changed(folder: vscode.WorkspaceFolder, uri: vscode.Uri): void {
-    const relative = path.relative(folder.uri.fsPath, uri.fsPath);
+    const relative = relativePathIn(folder, uri);
     // Never a path outside the folder (a watcher event through a link).
-    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return;
-    this.schedule(folder, relative.split(path.sep).join('/'));
+    if (relative !== undefined) this.schedule(folder, relative);
   }
 
   private schedule(folder: vscode.WorkspaceFolder, relative: string | undefined, delayMs = DEBOUNCE_MS): void {

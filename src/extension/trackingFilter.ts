@@ -2,9 +2,12 @@
  * Which documents count as "worked on": vscode-free rules the FileActivityTracker applies.
  */
 import { Minimatch } from 'minimatch';
+import { WORKSPACE_FILE_SCHEMES } from './workspaceUris';
 
-/** Folders whose files are tooling, not the project's code. */
+/** Folders whose files are tooling, not the project's code (`.context-ledger` is the ledger's own). */
 const ALWAYS_IGNORED_SEGMENTS = new Set(['.git', 'node_modules', '.context-ledger', '.vscode-test']);
+/** Files "Export to Agent Rules" writes: the ledger's knowledge again, not work the user is doing. */
+const EXPORTED_RULE_FILE = /^(\.github\/instructions|\.cursor\/rules)\/context-ledger-[^/]*$/;
 
 export interface TrackingRules {
   /** Globs (workspace-relative) from `files.exclude` (enabled entries) and `contextLedger.tracking.exclude`. */
@@ -37,9 +40,9 @@ export class TrackingFilter {
    * outside every workspace folder) with URI scheme `scheme` is tracked.
    */
   accepts(scheme: string, relPath: string | undefined): boolean {
-    if (scheme !== 'file' && scheme !== 'vscode-remote') return false;
+    if (!WORKSPACE_FILE_SCHEMES.has(scheme)) return false;
     if (relPath === undefined || relPath === '' || relPath.startsWith('../') || relPath.startsWith('/')) return false;
-    if (this.own.has(relPath)) return false;
+    if (this.own.has(relPath) || EXPORTED_RULE_FILE.test(relPath)) return false;
     const segments = relPath.split('/');
     if (segments.some((segment) => ALWAYS_IGNORED_SEGMENTS.has(segment))) return false;
     for (const matcher of this.matchers) {

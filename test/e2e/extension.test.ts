@@ -14,7 +14,9 @@ import {
   openFile,
   openView,
   packageExtension,
+  pickQuickInputItem,
   runCommand,
+  runCommandForQuickInput,
   screenshot,
   startExtensionSession,
   statusBarTexts,
@@ -23,6 +25,7 @@ import {
   waitForNotification,
   waitForStatusBarText,
   waitForTreeItems,
+  viewPane,
   VSCODE_FLAVOUR,
 } from './harness';
 import type { ExtensionSession, Workbench } from './harness';
@@ -57,7 +60,23 @@ test('the packaged .vsix is small and holds only what it needs', () => {
 test('the sidebar lists the seeded artifacts', async () => {
   const page = wb!.page;
   await openView(page, 'Artifacts');
-  const items = await waitForTreeItems(page, 'Artifacts', (all) => SEEDED_TITLES.every((t) => all.some((i) => i.label === t)), 45_000);
+  // While the extension host starts and reads the ledger, the view says it is loading: never
+  // that a ledger holding artifacts has none. Watch it until the artifacts are there.
+  const said = new Set<string>();
+  let loaded = false;
+  const watch = (async () => {
+    while (!loaded) {
+      const text = (await viewPane(page, 'Artifacts').textContent().catch(() => '')) ?? '';
+      if (/no artifacts yet/.test(text)) said.add('no artifacts yet');
+      if (/Loading the ledger/.test(text)) said.add('Loading the ledger…');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const items = await waitForTreeItems(page, 'Artifacts', (all) => SEEDED_TITLES.every((t) => all.some((i) => i.label === t)), 45_000).finally(() => {
+    loaded = true;
+  });
+  await watch;
+  assert.ok(!said.has('no artifacts yet'), `the view said: ${[...said].join(', ')}`);
   assert.ok(items.some((i) => i.label === 'Global' && i.depth === 1), `expected a "Global" scope group: ${JSON.stringify(items.slice(0, 5))}`);
   const artifact = items.find((i) => i.label === SEEDED_TITLES[0])!;
   assert.equal(artifact.depth, 3, 'artifacts sit under their scope and type');
@@ -113,6 +132,47 @@ test('the status bar shows the budget meter', async () => {
   const usedTokens = tokensOf(meter);
   assert.ok(usedTokens > 0 && usedTokens <= BUDGET, `meter ${meter}; status bar: ${(await statusBarTexts(page)).join(' | ')}`);
   await screenshot(page, '03-status-bar');
+});
+
+test("the meter measures the context for the files in play, names them in its tooltip, and never counts the ledger's own files", async () => {
+  const page = wb!.page;
+  await openFile(page, 'src/payments/webhooks.ts');
+  // An artifact's own Markdown file under .context-ledger/ is the ledger, not work in play.
+  const artifactsDir = path.join(workspace, '.context-ledger', 'artifacts');
+  const own = fs.readdirSync(artifactsDir, { recursive: true, encoding: 'utf8' }).find((p) => p.endsWith('.md'));
+  assert.ok(own, `an artifact file under ${artifactsDir}`);
+  await openFile(page, path.posix.join('.context-ledger', 'artifacts', own.split(path.sep).join('/')));
+  const meter = await waitForStatusBarText(page, METER);
+  const item = page.locator('.statusbar-item', { hasText: meter }).first();
+  const label = await waitFor(
+    () => item.locator('[aria-label]').first().getAttribute('aria-label').then((l) => l ?? ''),
+    (l) => /files in play/.test(l),
+    'the meter says what it measures to a screen reader',
+  );
+  await item.hover();
+  const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: 'files in play' }).first();
+  const tooltip = await waitFor(() => hover.textContent().then((t) => t ?? '').catch(() => ''), (t) => /Files in play:/.test(t), 'the meter tooltip');
+  assert.match(tooltip, /the context for the files in play: [\d,]+ of 1,500 tokens/);
+  assert.match(tooltip, /src\/payments\/webhooks\.ts/);
+  assert.ok(!tooltip.includes('.context-ledger'), `no ledger file among the files in play: ${tooltip}`);
+  assert.match(label, /the context for the \d+ files in play uses/);
+  await screenshot(page, '03b-meter-tooltip');
+  await page.mouse.move(5, 5);
+});
+
+test('without a chat model (code-server has none), "Use @ledger Without a Chat Model…" says so and copies the context the agent needs', async () => {
+  const page = wb!.page;
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await page.bringToFront();
+  await page.evaluate('navigator.clipboard.writeText("")');
+  await runCommandForQuickInput(page, 'Context Ledger: Use @ledger Without a Chat Model…', 'Context Ledger without a chat model');
+  const placeholder = await page.locator('.quick-input-widget .quick-input-box input').getAttribute('placeholder');
+  assert.match(placeholder ?? '', /No chat model in this VS Code, so the chat refuses @ledger/);
+  await screenshot(page, '04a-without-chat-model');
+  await pickQuickInputItem(page, 'Context Ledger without a chat model', 'copy', 'Copy the context');
+  const text = await waitForClipboard(page, /## Rules/);
+  assert.ok(text.includes(SEEDED_TITLES[0]!), 'the context as Build agent context makes it');
+  await waitForNotification(page, /copied the context .* and opened it beside/);
 });
 
 test('the "Get started" walkthrough shows its steps, and a step\'s button runs its command and checks the step', async () => {

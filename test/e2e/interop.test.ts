@@ -15,6 +15,7 @@ import {
   CLI_PATH,
   TIMEOUTS,
   activeEditorText,
+  activeEditorTitle,
   clickDialogButton,
   openFile,
   openView,
@@ -35,6 +36,7 @@ import {
   withFailureScreenshot,
 } from './harness';
 import type { CodeServer, Workbench } from './harness';
+import { clickContextMenuItem, closeContextMenu, editorTextArea, openContextMenu, revealActiveFileInExplorer } from './menus';
 
 const VSIX = VSIX_PATH;
 const CLI = CLI_PATH;
@@ -111,7 +113,8 @@ before(async () => {
     userDataDir: path.join(tmp, 'user-data'),
     vsixPath: VSIX,
     // Small enough that the global rule file cannot hold every artifact.
-    settings: { 'contextLedger.export.ruleFileBudget': 150 },
+    // Import watch off: the last test's import is the one that reads the files it adds.
+    settings: { 'contextLedger.export.ruleFileBudget': 150, 'contextLedger.import.watch': false },
     logFile: path.join(shots, 'code-server.log'),
   });
   wb = await openWorkbench(server.url, workspace, shots);
@@ -162,16 +165,18 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
 
   await withFailureScreenshot(page, 'import-confirm', async () => {
     const dialog = await waitForDialog(page);
-    assert.match(dialog.message, /Import into the ledger of workspace\? 6 added, 0 updated, 0 unchanged, 0 skipped/);
-    assert.match(dialog.detail, /ADR folder \(2 files\): 2 to add/);
-    assert.match(dialog.detail, /Copilot instructions \(3 files\): 4 to add/);
+    // What it WILL do, with the titles (as `import-folder --dry-run` names them).
+    assert.match(dialog.message, /Import into the ledger of workspace\? It will add 6\./);
+    assert.match(dialog.detail, /ADR folder \(2 files\): will add 2/);
+    assert.match(dialog.detail, /\+ ADR-0001: Use SQLite for the ledger/);
+    assert.match(dialog.detail, /Copilot instructions \(3 files\): will add 4/);
+    assert.doesNotMatch(dialog.message + dialog.detail, /\b\d+ (added|updated)\b/, 'nothing in the past tense before anything happened');
     assert.equal(fs.existsSync(db), false, 'the dry run wrote nothing');
     await screenshot(page, '02-import-dry-run');
     await clickDialogButton(page, 'Import');
   });
 
-  const message = await waitForNotification(page, /imported ADR folder, Copilot instructions/);
-  assert.match(message, /6 added, 0 updated, 0 unchanged, 0 skipped/);
+  await waitForNotification(page, /Context Ledger: added 6 in the ledger of workspace from ADR folder and Copilot instructions\./);
 
   const rows = listed();
   const titles = rows.map((r) => r.title);
@@ -195,7 +200,7 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
   const before = fs.statSync(db).mtimeMs;
   await runCommandForQuickInput(page, 'Context Ledger: Import Knowledge…', 'Import Knowledge');
   await page.keyboard.press('Enter');
-  await waitForNotification(page, /nothing new to import — 0 added, 0 updated, 6 unchanged/);
+  await waitForNotification(page, /nothing new to import — 6 already in the ledger, unchanged[.;]/);
   assert.equal(fs.statSync(db).mtimeMs, before, 're-import left the database file alone');
 });
 
@@ -212,6 +217,30 @@ test('"Which Rules Apply to This File?" on an open file lists the rule files tha
   // The imported path-scoped artifact applies too.
   assert.match(text, /1 path-scoped artifacts/);
   await screenshot(page, '04-which-rules');
+});
+
+test('on a file code-server serves as vscode-remote:, the editor and Explorer menus offer "Which Rules Apply…" and "Add module memory", and both run', async () => {
+  // code-server's workbench sees workspace files as vscode-remote:// (as SSH, WSL, containers and
+  // Codespaces do): a `resourceScheme == file` clause would hide these entries.
+  const page = wb!.page;
+  await openFile(page, 'src/app.ts');
+  const editorMenu = await openContextMenu(page, editorTextArea(page), 'editor');
+  assert.ok(editorMenu.includes('Which Rules Apply to This File?'), `editor menu: ${editorMenu.join(' | ')}`);
+  assert.ok(editorMenu.includes('Add module memory for the current file') || editorMenu.includes('Add module memory'), `editor menu: ${editorMenu.join(' | ')}`);
+  await clickContextMenuItem(page, 'Add module memory');
+  await waitFor(() => activeEditorText(page), (t) => t.includes('Module: src') && t.includes('paths: [src/**]'), 'the module memory draft for src/');
+  await screenshot(page, '04b-module-memory-from-editor-menu');
+  await runCommand(page, 'View: Revert and Close Editor');
+  await waitFor(() => activeEditorTitle(page), (t) => t === 'app.ts', 'app.ts active again once the draft is closed');
+  const row = await revealActiveFileInExplorer(page, 'app.ts');
+  const explorerMenu = await openContextMenu(page, row, 'Explorer');
+  assert.ok(explorerMenu.includes('Which Rules Apply to This File?'), `Explorer menu: ${explorerMenu.join(' | ')}`);
+  assert.ok(explorerMenu.some((l) => l.startsWith('Add module memory')), `Explorer menu: ${explorerMenu.join(' | ')}`);
+  await screenshot(page, '04c-explorer-menu');
+  await clickContextMenuItem(page, 'Which Rules Apply to This File?');
+  const text = await waitFor(() => activeEditorText(page), (t) => t.includes('Which rules apply') && t.includes('src/app.ts'), 'the which-rules report from the Explorer');
+  assert.match(text, /fires\s+\.github\/instructions\/typescript\.instructions\.md/);
+  await closeContextMenu(page);
 });
 
 async function exportCopilot(page: Workbench['page'], expected: RegExp): Promise<string> {
@@ -275,4 +304,40 @@ test('"Export to Agent Rules…" writes Copilot instruction files within context
   await waitForNotification(page, /Context Ledger: synced .*0 added to the ledger, 0 updated, 0 archived, 0 files written/);
   assert.equal(mirrorFiles().length, 6, mirrorFiles().join(', '));
   await screenshot(page, '05-export-and-sync');
+});
+
+test('what "Import Knowledge…" skips goes to the Problems view, on the file and line, and the result names only what it imported', async () => {
+  const page = wb!.page;
+  // An instructions file with nothing under its front matter, and a ctx file with a stray line.
+  const empty = '.github/instructions/empty.instructions.md';
+  fs.writeFileSync(path.join(workspace, empty), '---\napplyTo: "docs/**"\n---\n\n');
+  fs.mkdirSync(path.join(workspace, '.context'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, '.context', 'DECISIONS.md'), '# Decisions\n\nstray text\n\n## [2024-05-01] Keep the ledger in SQLite\n\nOne file, easy to back up.\n');
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await runCommandForQuickInput(page, 'Context Ledger: Import Knowledge…', 'Import Knowledge');
+  await page.keyboard.press('Enter');
+  await withFailureScreenshot(page, 'import-problems-confirm', async () => {
+    const dialog = await waitForDialog(page);
+    assert.match(dialog.message, /It will add 1, leave \d+ unchanged and skip \d+ files/);
+    assert.match(dialog.detail, /\+ Keep the ledger in SQLite/);
+    assert.match(dialog.detail, /× \.github\/instructions\/empty\.instructions\.md: no content/);
+    await screenshot(page, '06a-import-preview-with-skips');
+    await clickDialogButton(page, 'Import');
+  });
+  const message = await waitForNotification(page, /Context Ledger: added 1 in the ledger of workspace from ctx \.context\/ folder; \d+ unchanged, \d+ files skipped\./);
+  assert.doesNotMatch(message, /Copilot|ADR/, 'formats it took nothing from are not named');
+  await withFailureScreenshot(page, 'show-problems', () =>
+    page.locator('.notifications-toasts .notification-list-item', { hasText: 'files skipped' }).locator('.monaco-button', { hasText: 'Show Problems' }).click({ timeout: TIMEOUTS.ui }),
+  );
+  const rows = page.locator('.markers-panel .monaco-list-row');
+  const texts = await waitFor(
+    () => rows.allInnerTexts().then((all) => all.map((t) => t.replace(/\s+/g, ' '))),
+    (all) => all.some((t) => t.includes('no content')) && all.some((t) => t.includes('not a [timestamp] entry')),
+    'the skipped files in the Problems view',
+  );
+  const joined = texts.join('\n');
+  assert.match(joined, /empty\.instructions\.md/);
+  assert.match(joined, /DECISIONS\.md/);
+  assert.match(joined, /Import Knowledge skipped this: text under "Decisions" is not a \[timestamp\] entry.*\[Ln 1, Col 1\]/);
+  await screenshot(page, '06b-problems-view');
 });

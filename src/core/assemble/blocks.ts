@@ -127,6 +127,17 @@ function artifactCostUncached(build: Build, artifact: Artifact, level: 1 | 2 | 3
   return head + body + 2;
 }
 
+/**
+ * What an artifact costs given whole, counted as artifactCost(…, 3) counts it (secrets not
+ * masked): the sidebar shows this figure, so it is the one the Inspector shows for an
+ * artifact in full. One token count everywhere.
+ */
+export function fullCostOf(counter: TokenCounter, artifact: Artifact): number {
+  const body = trimBlankLines(demoteHeadings(artifact.body));
+  const head = counter.count(`${fullBlock(artifact, artifact.title, '')}\n\n`);
+  return head + (body === '' ? 0 : counter.countWithHash(body, body === artifact.body ? artifact.contentHash : contentHash(body))) + 2;
+}
+
 /** A lower-bound-ish guess used to order work before counting exactly. */
 export function artifactEstimate(artifact: Artifact, level: 1 | 2 | 3, previewChars: number): number {
   const head = artifact.title.length + artifact.id.length + 24;

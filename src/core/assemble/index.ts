@@ -3,6 +3,7 @@
  * auto-inject, language-model tool, MCP server) turns the ledger into agent context.
  */
 export { assembleContext, pathsInText } from './assemble';
+export { fullCostOf } from './blocks';
 export { renderExplain, toContractJson } from './explain';
 export { DEFAULT_ASSEMBLE_OPTIONS, DEFAULT_BUDGET, MAX_BUDGET, MEANING_OFF, MEANING_ON, resolveOptions, validateBudget } from './options';
 export { redactOutgoing, redactSecrets, type RedactionPolicy, type RedactionResult } from './redact';

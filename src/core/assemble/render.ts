@@ -39,14 +39,16 @@ export function sectionFor(layer: Layer, artifact: Artifact): SectionKey {
 }
 
 /**
- * Demotes Markdown headings in a body by three levels (capped at six) so they nest under
- * the item's own `###` heading. Fenced code is left alone: a `#` there is a comment.
+ * Nests a body's Markdown headings under the item's own `###`: the body's top heading level
+ * becomes `####` and the rest keep their steps below it (capped at six), so a body that
+ * starts at `###` does not jump from H3 to H6. Fenced code is left alone: a `#` there is a
+ * comment.
  */
 export function demoteHeadings(body: string): string {
   if (!body.includes('#')) return body;
   const lines = body.split('\n');
+  const headings: { index: number; indent: string; level: number; rest: string }[] = [];
   let fence: string | undefined;
-  let changed = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const fenceMatch = /^ {0,3}(`{3,}|~{3,})/.exec(line);
@@ -58,13 +60,12 @@ export function demoteHeadings(body: string): string {
     }
     if (fence !== undefined) continue;
     const heading = /^( {0,3})(#{1,6})(?=\s|$)/.exec(line);
-    if (heading) {
-      const level = Math.min(6, heading[2]!.length + 3);
-      lines[i] = heading[1]! + '#'.repeat(level) + line.slice(heading[0].length);
-      changed = true;
-    }
+    if (heading) headings.push({ index: i, indent: heading[1]!, level: heading[2]!.length, rest: line.slice(heading[0].length) });
   }
-  return changed ? lines.join('\n') : body;
+  if (headings.length === 0) return body;
+  const shift = 4 - Math.min(...headings.map((h) => h.level));
+  for (const h of headings) lines[h.index] = h.indent + '#'.repeat(Math.min(6, Math.max(4, h.level + shift))) + h.rest;
+  return lines.join('\n');
 }
 
 /** Drops blank lines at either end; the body inside stays byte-for-byte (after heading demotion). */

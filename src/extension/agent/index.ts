@@ -7,6 +7,7 @@ import { InboxWatcher } from './inboxWatcher';
 import { registerLanguageModelTools } from './lmTools';
 import { registerMcpServerProvider } from './mcpProvider';
 import { ReviewTreeProvider } from './reviewView';
+import { registerWithoutChatModel } from './withoutChatModel';
 
 /**
  * The agent loop: language-model tools and the `@ledger` participant (agents in VS Code),
@@ -17,6 +18,7 @@ export function registerAgentFeatures(context: vscode.ExtensionContext, services
   const own = (...disposables: vscode.Disposable[]) => context.subscriptions.push(...disposables);
   own(...registerLanguageModelTools(services));
   own(...registerChatParticipant(services));
+  own(registerWithoutChatModel());
   own(...registerMcpServerProvider(services));
   own(new ReviewTreeProvider(services));
   const inbox = new InboxWatcher(services);

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { DEFAULT_STAGES, type Task, UserError } from '../../core/model';
 import { moveTaskToStage } from '../../core/stages';
 import { moduleMemoryTemplate } from '../artifactDocument';
-import { relativePathIn } from '../fileActivityTracker';
+import { isFolderRoot, isWorkspaceFile, relativePathIn } from '../workspaceUris';
 import { COMMANDS } from '../ids';
 import type { Services } from '../services';
 import type { TaskNode } from '../views/taskView';
@@ -59,7 +59,7 @@ export function taskCommands(s: Services): CommandTable<(typeof TASK_COMMAND_IDS
   const addModuleMemory = async (uri: vscode.Uri | undefined): Promise<void> => {
     if (!uri) throw new UserError('Open a file of the workspace first: the module memory is for its folder.');
     const folder = s.registry.folderOf(uri);
-    const rel = folder ? (relativePathIn(folder, uri) ?? (uri.fsPath === folder.uri.fsPath ? '.' : undefined)) : undefined;
+    const rel = folder ? (relativePathIn(folder, uri) ?? (isFolderRoot(folder, uri) ? '.' : undefined)) : undefined;
     if (!folder || rel === undefined) throw new UserError(`${uri.fsPath || uri.toString()} is not in a workspace folder: a module memory is for a folder of the workspace.`);
     // From the Explorer the argument may be the folder itself.
     const isFolder = await vscode.workspace.fs.stat(uri).then((st) => st.type === vscode.FileType.Directory, () => false);
@@ -149,14 +149,14 @@ export function taskCommands(s: Services): CommandTable<(typeof TASK_COMMAND_IDS
     } },
     [COMMANDS.addModuleMemory]: { what: 'Adding a module memory', run: async () => {
       const doc = vscode.window.activeTextEditor?.document;
-      await addModuleMemory(doc && doc.uri.scheme === 'file' ? doc.uri : undefined);
+      await addModuleMemory(doc && isWorkspaceFile(doc.uri) ? doc.uri : undefined);
     } },
     [COMMANDS.addModuleMemoryForPath]: { what: 'Adding a module memory', run: async (arg?: unknown) => {
       if (arg instanceof vscode.Uri) return addModuleMemory(arg);
       const node = arg as TrackedFileNode | undefined;
       if (node && 'file' in node) return addModuleMemory(vscode.Uri.joinPath(node.folder.uri, ...node.file.activity.path.split('/')));
       const doc = vscode.window.activeTextEditor?.document;
-      return addModuleMemory(doc && doc.uri.scheme === 'file' ? doc.uri : undefined);
+      return addModuleMemory(doc && isWorkspaceFile(doc.uri) ? doc.uri : undefined);
     } },
   };
 }

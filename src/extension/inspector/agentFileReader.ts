@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { AGENT_FILE_GLOBS } from '../../core/inspector/agentFiles';
 import { DisposableBase } from '../disposable';
@@ -47,17 +48,32 @@ export class AgentFileReader extends DisposableBase {
     const pattern = new vscode.RelativePattern(folder, `{${AGENT_FILE_GLOBS.join(',')}}`);
     const uris = await vscode.workspace.findFiles(pattern, '{**/node_modules/**,**/.git/**}', MAX_FILES);
     const decoder = new TextDecoder('utf-8');
-    const files: AgentFile[] = [];
+    const files: (AgentFile & { real: string; link: boolean })[] = [];
     for (const uri of uris) {
       try {
         const stat = await vscode.workspace.fs.stat(uri);
         if (stat.size > MAX_BYTES) continue;
         const content = decoder.decode(await vscode.workspace.fs.readFile(uri));
-        files.push({ path: vscode.workspace.asRelativePath(uri, false), content });
+        const link = (stat.type & vscode.FileType.SymbolicLink) !== 0;
+        files.push({ path: vscode.workspace.asRelativePath(uri, false), content, link, real: link ? realPath(uri) : uri.toString() });
       } catch {
         // Deleted between the search and the read: it no longer costs the agent anything.
       }
     }
-    return files;
+    // CLAUDE.md linked to AGENTS.md is one file loaded once: count the file it points to, not the link too.
+    const real = new Set(files.filter((f) => !f.link).map((f) => f.real));
+    return files
+      .filter((f) => !f.link || !(real.has(f.real) || files.some((o) => !o.link && o.content === f.content && f.real === '')))
+      .map(({ path, content }) => ({ path, content }));
+  }
+}
+
+/** Where a link leads, as a file URI; '' where it cannot be told (a non-local file system). */
+function realPath(uri: vscode.Uri): string {
+  if (uri.scheme !== 'file') return '';
+  try {
+    return vscode.Uri.file(fs.realpathSync(uri.fsPath)).toString();
+  } catch {
+    return '';
   }
 }

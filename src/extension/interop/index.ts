@@ -1,20 +1,20 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ImportFormat } from '../../core/formats/common';
+import type { ImportFormat, Skipped } from '../../core/formats/common';
 import type { RuleTarget } from '../../core/formats/ruleExport';
-import { renderWhichReport } from '../../core/formats/ruleSimulator';
 import { UserError } from '../../core/model';
 import { TokenCounter } from '../../core/tokens';
 import { allSkipped, applyImport, type ImportScan, nothingToImport, type ParsedImport, parseImportSources, previewImport, scanImportSources } from '../../node/folderImport';
 import { syncMirror } from '../../node/mirrorSync';
 import { writeRuleFiles } from '../../node/ruleFileExport';
-import { whichRules } from '../../node/whichRules';
 import { guarded } from '../errors';
 import { withDelayedProgress } from '../progress';
 import type { Services } from '../services';
 import { requireTrust } from '../trust';
 import { INTEROP_COMMANDS, WHICH_SCHEME } from './ids';
-import { dryRunSummary, FORMAT_LABELS, filesDetail, mergeParsed, TARGET_LABELS, totalsLine, totalsOf } from './model';
+import { showWhichRules } from './whichRulesCommand';
+import { ImportProblems } from './importProblems';
+import { dryRunSummary, FORMAT_LABELS, filesDetail, importedMessage, mergeParsed, nothingNewMessage, plannedLine, TARGET_LABELS, totalsLine, totalsOf } from './model';
 
 const RULE_FILE_BUDGET_SETTING = 'contextLedger.export.ruleFileBudget';
 
@@ -27,7 +27,9 @@ export function registerInteropFeatures(context: vscode.ExtensionContext, servic
   const s = services;
   const reports = new Map<string, string>();
   const whichChanged = new vscode.EventEmitter<vscode.Uri>();
+  const problems = new ImportProblems();
   context.subscriptions.push(
+    problems,
     whichChanged,
     vscode.workspace.registerTextDocumentContentProvider(WHICH_SCHEME, {
       onDidChange: whichChanged.event,
@@ -41,7 +43,7 @@ export function registerInteropFeatures(context: vscode.ExtensionContext, servic
   register(INTEROP_COMMANDS.importKnowledge, 'Importing knowledge', async () => {
     if (!requireTrust('import knowledge')) return;
     const folder = await pickFolder(s, 'import into');
-    if (folder) await importKnowledge(s, folder);
+    if (folder) await importKnowledge(s, problems, folder);
   });
 
   register(INTEROP_COMMANDS.exportAgentRules, 'Exporting agent rules', async () => {
@@ -56,33 +58,13 @@ export function registerInteropFeatures(context: vscode.ExtensionContext, servic
     if (folder) await syncFolderMirror(s, folder);
   });
 
-  register(INTEROP_COMMANDS.whichRules, 'Finding the rules that apply', async (arg?: vscode.Uri) => {
-    const uri = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
-    if (!uri || uri.scheme !== 'file') {
-      void vscode.window.showWarningMessage('Context Ledger: open a file of the workspace first; "Which Rules Apply" works on the active editor.');
-      return;
-    }
-    const folder = s.registry.folderOf(uri);
-    if (!folder) {
-      void vscode.window.showWarningMessage(`Context Ledger: ${path.basename(uri.fsPath)} is not inside a workspace folder.`);
-      return;
-    }
-    const ledger = s.registry.get(folder);
-    const artifacts = await ledger.read((store) => store.latestArtifacts());
-    const report = whichRules(folder.uri.fsPath, uri.fsPath, artifacts);
-    const fires = report.rules.filter((r) => r.fires).length;
-    const text = [
-      `Which rules apply — ${folder.name}/${report.path}`,
-      `${report.artifacts.path.length} path-scoped artifacts, ${fires} of ${report.rules.length} rule files fire, ${report.problems.length} glob problems.`,
-      '',
-      renderWhichReport(report),
-      '',
-    ].join('\n');
-    const doc = vscode.Uri.from({ scheme: WHICH_SCHEME, path: `/Which rules apply (${path.basename(report.path)}).txt`, query: `${folder.name}/${report.path}` });
-    reports.set(doc.toString(), text);
-    whichChanged.fire(doc);
-    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(doc), { preview: true, viewColumn: vscode.ViewColumn.Beside });
-  });
+  register(INTEROP_COMMANDS.whichRules, 'Finding the rules that apply', (arg?: unknown) =>
+    showWhichRules(s, arg, async (doc, text) => {
+      reports.set(doc.toString(), text);
+      whichChanged.fire(doc);
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(doc), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    }),
+  );
 }
 
 async function pickFolder(s: Services, verb: string): Promise<vscode.WorkspaceFolder | undefined> {
@@ -105,7 +87,7 @@ const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resol
 
 type ImportPick = vscode.QuickPickItem & ({ kind2: 'format'; format: ImportFormat } | { kind2: 'folder' });
 
-async function importKnowledge(s: Services, folder: vscode.WorkspaceFolder): Promise<void> {
+async function importKnowledge(s: Services, problems: ImportProblems, folder: vscode.WorkspaceFolder): Promise<void> {
   const root = folder.uri.fsPath;
   const scan = await withDelayedProgress('looking for knowledge to import…', breathe().then(() => scanImportSources(root, root)));
   const items: ImportPick[] = scan.detected.map((d) => ({
@@ -154,18 +136,15 @@ async function importKnowledge(s: Services, folder: vscode.WorkspaceFolder): Pro
   const { parsed, preview } = await prepared;
   const walkSkipped = scans.reduce((n, x) => n + x.scan.listing.skipped.length, 0);
   const planned = totalsOf(preview, walkSkipped);
+  const walk = scans.flatMap((x) => x.scan.listing.skipped);
   if (planned.added + planned.updated + planned.tasksAdded === 0) {
     logImport(s, 'Nothing new to import', scans, preview);
-    const pick = await vscode.window.showInformationMessage(
-      `Context Ledger: nothing new to import — ${totalsLine(planned)}.`,
-      ...(planned.skipped > 0 ? ['Show Problems'] : []),
-    );
-    if (pick) s.logger.show();
+    void offerProblems(s, nothingNewMessage(planned), problems.report(folder, scans, skippedOf(preview, walk)));
     return;
   }
   const confirm = await vscode.window.showInformationMessage(
-    `Import into the ledger of ${folder.name}? ${totalsLine(planned)}.`,
-    { modal: true, detail: `${dryRunSummary(preview)}\n\nUnchanged entries are left alone; changed ones become new versions.` },
+    `Import into the ledger of ${folder.name}? ${plannedLine(planned).replace(/^it/, 'It')}.`,
+    { modal: true, detail: `${dryRunSummary(preview, walk)}\n\nUnchanged entries are left alone; changed ones become new versions. Nothing is written until you choose Import.` },
     'Import',
   );
   if (confirm !== 'Import') return;
@@ -176,13 +155,21 @@ async function importKnowledge(s: Services, folder: vscode.WorkspaceFolder): Pro
   );
   s.artifactTree.refresh();
   s.taskTree.refresh();
-  const totals = totalsOf(applied, walkSkipped);
   logImport(s, 'Imported', scans, applied);
-  const pick = await vscode.window.showInformationMessage(
-    `Context Ledger: imported ${applied.map((r) => FORMAT_LABELS[r.format]).join(', ')} — ${totalsLine(totals)}.`,
-    ...(totals.skipped > 0 ? ['Show Problems'] : []),
-  );
-  if (pick) s.logger.show();
+  void offerProblems(s, importedMessage(folder.name, applied, walkSkipped), problems.report(folder, scans, skippedOf(applied, walk)));
+}
+
+function skippedOf(reports: ReturnType<typeof applyImport>, walk: readonly Skipped[]): Skipped[] {
+  return [...reports.flatMap((r) => r.skipped), ...walk];
+}
+
+/** The outcome; with problems on files, a button to the Problems view (the log has the rest). */
+async function offerProblems(s: Services, message: string, shown: number): Promise<void> {
+  const problems = 'Show Problems';
+  const log = 'Show Log';
+  const pick = await vscode.window.showInformationMessage(message, ...(shown > 0 ? [problems] : []), log);
+  if (pick === problems) await vscode.commands.executeCommand('workbench.actions.view.problems');
+  if (pick === log) s.logger.show();
 }
 
 /** Every file's outcome to the log channel: what was skipped and why, with file and line. */

@@ -5,6 +5,7 @@
 import type { ImportFormat } from '../../core/formats/common';
 import type { RuleTarget } from '../../core/formats/ruleExport';
 import { mergeResults } from '../../core/formats/detect';
+import type { Skipped } from '../../core/formats/common';
 import type { FormatReport, ParsedImport } from '../../node/folderImport';
 
 export const FORMAT_LABELS: Readonly<Record<ImportFormat, string>> = {
@@ -52,16 +53,80 @@ export function totalsOf(reports: readonly FormatReport[], walkSkipped = 0): Imp
   };
 }
 
+
+/** Past tense, for the log of what an import did. */
 export function totalsLine(t: ImportTotals): string {
   const tasks = t.tasksAdded > 0 ? `, ${plural(t.tasksAdded, 'task')} added` : '';
   return `${t.added} added, ${t.updated} updated, ${t.unchanged} unchanged, ${t.skipped} skipped${tasks}`;
 }
 
-/** One line per format for the dry-run confirmation. */
-export function dryRunSummary(reports: readonly FormatReport[]): string {
-  return reports
-    .map((r) => `${FORMAT_LABELS[r.format]} (${plural(r.files, 'file')}): ${r.added.length} to add, ${r.updated.length} to update, ${r.unchanged.length} unchanged, ${r.skipped.length} skipped`)
-    .join('\n');
+function listed(parts: string[]): string {
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+/** Future tense, for the confirmation before anything is written: "it will add 6, update 1, leave 3 unchanged and skip 2 files". */
+export function plannedLine(t: ImportTotals): string {
+  const verbs = [
+    t.added > 0 ? `add ${t.added}` : '',
+    t.updated > 0 ? `update ${t.updated}` : '',
+    t.tasksAdded > 0 ? `add ${plural(t.tasksAdded, 'task')}` : '',
+    t.unchanged > 0 ? `leave ${t.unchanged} unchanged` : '',
+    t.skipped > 0 ? `skip ${plural(t.skipped, 'file')}` : '',
+  ].filter(Boolean);
+  return verbs.length > 0 ? `it will ${listed(verbs)}` : 'it will change nothing';
+}
+
+/** At most this many entries are named in the confirmation (the log lists every one). */
+const NAMED_IN_PREVIEW = 20;
+const MARKS: Readonly<Record<string, string>> = { added: '+', updated: '~', detached: '!', removed: '−' };
+const FUTURE: Readonly<Record<string, string>> = { added: 'will add', updated: 'will update', detached: 'will detach', removed: 'will archive' };
+
+/**
+ * The confirmation's detail: per format what it will do, then the entries by title (as the
+ * CLI's `import-folder --dry-run` names them) and the files it will skip, with the reason.
+ */
+export function dryRunSummary(reports: readonly FormatReport[], walkSkipped: readonly Skipped[] = []): string {
+  const lines: string[] = [];
+  let named = 0;
+  let unnamed = 0;
+  const name = (line: string): void => {
+    if (named < NAMED_IN_PREVIEW) {
+      lines.push(line);
+      named++;
+    } else unnamed++;
+  };
+  for (const r of reports) {
+    const counts = totalsOf([r]);
+    lines.push(`${FORMAT_LABELS[r.format]} (${plural(r.files, 'file')}): ${plannedLine(counts).replace(/^it /, '')}`);
+    for (const c of r.changes) if (c.outcome !== 'unchanged') name(`  ${MARKS[c.outcome] ?? ''} ${c.title}${c.outcome === 'added' ? '' : ` (${FUTURE[c.outcome]}: ${c.reason})`}`);
+    for (const k of r.skipped) name(`  × ${k.where}: ${k.reason}`);
+  }
+  for (const k of walkSkipped) name(`  × ${k.where}: ${k.reason}`);
+  if (unnamed > 0) lines.push(`  … and ${unnamed} more (Show Log lists every one)`);
+  return lines.join('\n');
+}
+
+/**
+ * What an import did, for the message after it: only the formats it took something from
+ * (a CLAUDE.md skipped as the same file as AGENTS.md is not "imported").
+ */
+export function importedMessage(folderName: string, reports: readonly FormatReport[], walkSkipped = 0): string {
+  const t = totalsOf(reports, walkSkipped);
+  const from = reports
+    .filter((r) => r.added.length + r.updated.length + r.detached.length + r.removed.length + r.tasksAdded.length > 0)
+    .map((r) => FORMAT_LABELS[r.format]);
+  const did = [
+    t.added > 0 ? `added ${t.added}` : '',
+    t.updated > 0 ? `updated ${t.updated}` : '',
+    t.tasksAdded > 0 ? `added ${plural(t.tasksAdded, 'task')}` : '',
+  ].filter(Boolean);
+  const rest = [t.unchanged > 0 ? `${t.unchanged} unchanged` : '', t.skipped > 0 ? `${plural(t.skipped, 'file')} skipped` : ''].filter(Boolean);
+  return `Context Ledger: ${listed(did) || 'changed nothing'} in the ledger of ${folderName}${from.length > 0 ? ` from ${listed(from)}` : ''}${rest.length > 0 ? `; ${rest.join(', ')}` : ''}.`;
+}
+
+/** Nothing would change: what is already there, and what cannot be read. */
+export function nothingNewMessage(t: ImportTotals): string {
+  return `Context Ledger: nothing new to import — ${t.unchanged} already in the ledger, unchanged${t.skipped > 0 ? `; ${plural(t.skipped, 'file')} skipped` : ''}.`;
 }
 
 /**

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { type LiveCandidate, type PlainDiagnostic, type PlainSymbol, type Severity, type SourceKind, SourceCache, outlineFromSymbols } from '../../core/sources';
 import { collectLiveSources } from '../../node/sources';
 import type { TerminalFailures } from './terminalLogs';
+import { relativePathIn } from '../workspaceUris';
 
 /**
  * Live sources in the editor: the same collector as the CLI, fed with what only the
@@ -43,11 +44,7 @@ export class EditorSources {
 
   async collect(request: EditorSourceRequest): Promise<LiveCandidate[]> {
     const { folder } = request;
-    const rel = (uri: vscode.Uri): string | undefined => {
-      if (uri.scheme !== 'file') return undefined;
-      const path = vscode.workspace.asRelativePath(uri, false);
-      return path === uri.fsPath || path.startsWith('..') ? undefined : path.replace(/\\/g, '/');
-    };
+    const rel = (uri: vscode.Uri): string | undefined => relativePathIn(folder, uri);
     const documents = new Map<string, vscode.TextDocument>();
     for (const doc of vscode.workspace.textDocuments) {
       if (vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.toString() !== folder.uri.toString()) continue;

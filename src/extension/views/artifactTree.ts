@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { type Artifact, artifactUrn, type Scope, type TokenizerName } from '../../core/model';
 import type { LedgerStore } from '../../core/store';
+import { fullCostOf } from '../../core/assemble';
 import { TokenCounter } from '../../core/tokens';
 import {
   type ArtifactFilterState,
@@ -8,6 +9,7 @@ import {
   bodyPreview,
   DEFAULT_FILTER,
   describeFilter,
+  displayTitle,
   groupArtifacts,
   isDefaultFilter,
   SCOPE_ICONS,
@@ -131,12 +133,13 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
       const latest = store.latestArtifacts();
       const tokens = new Map<string, number>();
       const counter = this.counters.get(store, tokenizer);
-      if (counter) for (const a of latest) tokens.set(a.id, counter.countWithHash(a.body, a.contentHash));
+      if (counter) for (const a of latest) tokens.set(a.id, fullCostOf(counter, a));
       return { latest, tokens };
     });
     this.snapshots.set(key, snapshot);
     const any = this.registry.folders().length > 0 && [...this.snapshots.values()].some((s) => s.latest.length > 0);
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasArtifacts, any);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.artifactsLoaded, true);
     return snapshot;
   }
 
@@ -238,12 +241,12 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     const tokens = this.snapshots.get(node.folder.uri.toString())?.tokens.get(a.id);
     const conflict = isVersion ? undefined : this.conflictOf(node.folder, a);
     const item = new vscode.TreeItem(
-      isVersion ? `v${a.version}` : a.title,
+      isVersion ? `v${a.version}` : displayTitle(a.title),
       conflict ? vscode.TreeItemCollapsibleState.Expanded : !isVersion && a.version > 1 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
     );
     item.id = `${node.kind}:${node.folder.uri.toString()}:${a.id}${conflict ? ':conflict' : ''}`;
     const stale = isVersion ? undefined : this.git?.staleFlags(node.folder).get(a.id);
-    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${a.title}` : `${conflict ? 'conflict · ' : ''}${stale ? 'possibly stale · ' : ''}${artifactDescription(a, tokens)}`;
+    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${displayTitle(a.title)}` : `${conflict ? 'conflict · ' : ''}${stale ? 'possibly stale · ' : ''}${artifactDescription(a, tokens)}`;
     const color = a.status === 'active' ? (a.pinned ? new vscode.ThemeColor('charts.yellow') : undefined) : new vscode.ThemeColor('disabledForeground');
     item.iconPath = isVersion
       ? new vscode.ThemeIcon('versions')
@@ -263,7 +266,7 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
             ? TREE_ITEM_KINDS.artifactPinned
             : TREE_ITEM_KINDS.artifact;
     item.command = { command: COMMANDS.openArtifact, title: 'Open', arguments: [node] };
-    item.accessibilityInformation = { label: `${TYPE_LABELS[a.type].one}: ${a.title}${a.status !== 'active' ? `, ${a.status}` : ''}${conflict ? ', in conflict' : ''}${stale ? ', possibly stale' : ''}` };
+    item.accessibilityInformation = { label: `${TYPE_LABELS[a.type].one}: ${displayTitle(a.title)}${a.status !== 'active' ? `, ${a.status}` : ''}${conflict ? ', in conflict' : ''}${stale ? ', possibly stale' : ''}` };
     return item;
   }
 

@@ -211,7 +211,8 @@ function overlapPills(row: ItemRow): TemplateResult | typeof nothing {
 
 function itemRow(row: ItemRow): TemplateResult {
   return html`<tr data-id=${row.id} data-status=${row.status} class=${`status-${row.status}`}>
-    <td class="col-title"><a href="#" title=${row.id} @click=${(e: Event) => { e.preventDefault(); post({ type: 'openArtifact', id: row.id }); }}>${row.title}</a></td>
+    <td class="col-title"><a href="#" title=${row.id} @click=${(e: Event) => { e.preventDefault(); post({ type: 'openArtifact', id: row.id }); }}>${row.title}</a>
+      <div class="narrow-meta">${row.type} · ${row.layer ?? '—'} · score ${score(row.score)}</div></td>
     <td class="col-status"><span class="pill pill-${row.status}">${STATUS_LABEL[row.status]}</span></td>
     <td class="col-type">${row.type}</td>
     <td class="col-layer">${row.layer ?? '—'}</td>

@@ -11,6 +11,9 @@ import { AGENT_COMMANDS, REVIEW_ITEM_CONTEXT } from '../../../src/extension/agen
 import { INTEROP_COMMANDS } from '../../../src/extension/interop/ids';
 import { CATEGORY, COMMAND_IDS as CORE_COMMAND_IDS, TREE_ITEM_KINDS } from '../../../src/extension/ids';
 import { DEFAULT_ASSEMBLE_OPTIONS } from '../../../src/core/assemble';
+import { WORKSPACE_SCHEME_WHEN } from '../../../src/extension/workspaceUris';
+import { formatOf } from '../../../src/core/formats/detect';
+import { Minimatch } from 'minimatch';
 
 interface Manifest {
   contributes: {
@@ -85,4 +88,41 @@ test('the scoring settings name the defaults the assembler uses', () => {
     assert.ok(weights.includes(`${named},`) || weights.endsWith(`${named}.`), `contextLedger.weights names ${name} ${value}`);
   }
   assert.ok(properties['contextLedger.recencyHalfLifeDays']?.markdownDescription?.includes(`${DEFAULT_ASSEMBLE_OPTIONS.halfLifeDays} days`));
+});
+
+test('menus on a file offer themselves for local, remote and virtual files alike', () => {
+  // `resourceScheme == file` hides a menu in SSH, WSL, containers, Codespaces and code-server
+  // (the workbench sees vscode-remote:) and in github.dev (vscode-vfs:).
+  const scheme = (when: string | undefined) => /resourceScheme\s*(==|=~)\s*(\S+)/.exec(when ?? '');
+  let seen = 0;
+  for (const [menu, entries] of Object.entries(manifest.contributes.menus)) {
+    for (const entry of entries) {
+      const found = scheme(entry.when);
+      if (!found) continue;
+      seen++;
+      assert.ok(entry.when!.includes(WORKSPACE_SCHEME_WHEN), `${menu}: ${entry.command} tests the scheme with ${found[0]}, not ${WORKSPACE_SCHEME_WHEN}`);
+    }
+  }
+  assert.ok(seen >= 5, 'the file menus (editor, Explorer, palette) test the scheme');
+  const re = new RegExp(/\/(.+)\//.exec(WORKSPACE_SCHEME_WHEN)![1]!);
+  for (const s of ['file', 'vscode-remote', 'vscode-vfs']) assert.ok(re.test(s), s);
+  for (const s of ['untitled', 'output', 'git', 'vscode-userdata', 'file2']) assert.ok(!re.test(s), s);
+});
+
+test('the extension activates where there is something to do: a ledger or a knowledge file Import Knowledge reads', () => {
+  const events = (manifest as unknown as { activationEvents: string[] }).activationEvents;
+  assert.ok(!events.includes('onStartupFinished') && !events.includes('*'), 'not in every window');
+  const globs = events.filter((e) => e.startsWith('workspaceContains:')).map((e) => new Minimatch(e.slice('workspaceContains:'.length), { dot: true }));
+  const activates = (p: string) => globs.some((g) => g.match(p));
+  for (const ledgerFile of ['.context-ledger/ledger.db', '.context-ledger/artifacts/adr/adr-001.md']) assert.ok(activates(ledgerFile), ledgerFile);
+  const knowledge = [
+    'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md', '.github/instructions/ts.instructions.md', '.cursorrules',
+    '.cursor/rules/style.mdc', '.clinerules', '.claude/rules/tests.md', '.context/DECISIONS.md',
+    'docs/adr/0001-use-sqlite.md', 'doc/adr/0002-x.md', 'docs/decisions/0003-y.md', 'adr/0004-z.md',
+  ];
+  for (const p of knowledge) {
+    assert.ok(formatOf(p) !== null, `${p} is a knowledge file Import Knowledge reads`);
+    assert.ok(activates(p), `a workspace with ${p} activates the extension`);
+  }
+  for (const p of ['README.md', 'src/app.ts', 'docs/guide.md']) assert.ok(!activates(p), `${p} alone does not`);
 });
