@@ -15,6 +15,16 @@ export const FORMAT_LABELS: Readonly<Record<ImportFormat, string>> = {
   claude: 'CLAUDE.md and .claude/rules',
   'agents-md': 'AGENTS.md',
   cline: 'Cline rules (.clinerules, .cline/rules)',
+  kiro: 'Kiro steering (.kiro/steering)',
+  windsurf: 'Windsurf rules (.windsurf/rules, .windsurfrules)',
+  gemini: 'GEMINI.md',
+  junie: 'Junie guidelines (.junie/guidelines.md)',
+  continue: 'Continue rules (.continue/rules)',
+  roo: 'Roo Code rules (.roo/rules, .roorules)',
+  amazonq: 'Amazon Q rules (.amazonq/rules)',
+  augment: 'Augment rules (.augment/rules, .augment-guidelines)',
+  zed: 'Zed .rules',
+  skills: 'Agent Skills (SKILL.md)',
 };
 
 export const TARGET_LABELS: Readonly<Record<RuleTarget, { label: string; where: string }>> = {
