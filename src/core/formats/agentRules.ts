@@ -19,8 +19,8 @@
  */
 import type { ArtifactInput } from '../model';
 import { classifyRuleFile, isClineRulesFolder, type RuleFileKind, type RuleFileMatch } from './ruleFiles';
-import { clinePaths, fromReading, readRule, type RuleReading, rooShadowedBy, skillCopies } from './ruleSemantics';
-import type { ImportResult, Skipped, SourceFile } from './common';
+import { clinePaths, describeImport, fromReading, readRule, type RuleReading, rooShadowedBy, skillCopies } from './ruleSemantics';
+import type { Became, ImportResult, Skipped, SourceFile } from './common';
 import {
   IdAllocator,
   baseName,
@@ -127,6 +127,7 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
   const ids = new IdAllocator();
   const artifacts: ArtifactInput[] = [];
   const skipped: Skipped[] = [];
+  const became: Became[] = [];
   const ordered = [...files]
     .map((file) => ({ path: normalizePath(file.path), content: file.content }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -181,13 +182,12 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
       continue;
     }
     const reader = new RuleReader(file.path, match, front.data, tokens, ids, reading);
-    if (WHOLE_FILE_KINDS.has(match.kind)) {
-      artifacts.push(reader.wholeFile());
-    } else {
-      artifacts.push(...reader.sections());
-    }
+    const made = WHOLE_FILE_KINDS.has(match.kind) ? [reader.wholeFile()] : reader.sections();
+    artifacts.push(...made);
+    // The table mirrors the older kinds' own reading (ruleSemantics.ts): it words what each file became.
+    became.push({ where: file.path, what: describeImport(match, front.data, reading ?? readRule(match, front.data), made[0]!, made.length) });
   }
-  return { artifacts, skipped };
+  return { artifacts, skipped, became };
 }
 
 /**

@@ -62,8 +62,16 @@ export interface Skipped {
   reason: string;
 }
 
+/** What one imported file became (always-on, path-scoped, on request, …) and why, in its tool's terms. */
+export interface Became {
+  where: string;
+  what: string;
+}
+
 export interface ImportResult {
   artifacts: ArtifactInput[];
+  /** For each file imported: what it became and why (agent rule files). */
+  became?: Became[];
   tasks?: ImportedTask[];
   supersessions?: Supersession[];
   skipped: Skipped[];

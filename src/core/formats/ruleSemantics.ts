@@ -80,7 +80,7 @@ function byDescription(data: Record<string, unknown>, field: string, value: stri
 }
 
 function unknownValue(field: string, raw: unknown, tool: string, known: readonly string[]): Omit<RuleReading, 'tool'> {
-  const value = raw === undefined ? '(none)' : String(raw);
+  const value = raw === undefined ? '(none)' : typeof raw === 'string' ? raw : JSON.stringify(raw);
   const problem =
     raw === undefined
       ? `missing; ${tool} documents ${known.join(', ')} and no default: the ledger does not guess (kept global, not always-on)`
@@ -198,7 +198,7 @@ const READERS: Record<RuleFileKind, Reader> = {
     const notes: RuleReading['notes'] = [];
     const raw = data.alwaysApply;
     const alwaysApply = raw === undefined || raw === null ? undefined : booleanValue(raw);
-    if (alwaysApply === null) notes.push({ field: 'alwaysApply', problem: `"${String(raw)}" is not true or false: kept as written; read as not set` });
+    if (alwaysApply === null) notes.push({ field: 'alwaysApply', problem: `"${typeof raw === 'string' ? raw : JSON.stringify(raw)}" is not true or false: kept as written; read as not set` });
     const globs = globList(data.globs);
     const regex = continueRegex(data.regex, notes);
     const withRegex = regex.length > 0 ? { regex } : {};
@@ -362,3 +362,62 @@ export function fromReading(match: RuleFileMatch, reading: RuleReading): { scope
   }
 }
 
+
+/** The front matter fields each tool decides by (none: the tool loads the file whole). */
+const ACTIVATION_FIELDS: Partial<Record<RuleFileKind, readonly string[]>> = {
+  'copilot-instructions': ['applyTo'],
+  'cursor-mdc': ['alwaysApply', 'globs', 'description'],
+  'claude-rules': ['paths'],
+  cline: ['paths'],
+  'kiro-steering': ['inclusion', 'fileMatchPattern'],
+  'windsurf-rule': ['trigger', 'globs'],
+  'continue-rule': ['alwaysApply', 'globs', 'regex'],
+  'augment-rule': ['type'],
+  skill: ['name', 'description'],
+};
+
+function shortValue(value: unknown): string {
+  const text = Array.isArray(value) ? `[${value.map((item) => JSON.stringify(item)).join(', ')}]` : typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
+/**
+ * What an imported file became and why, in its tool's terms: "path-scoped to src/**\/*.ts
+ * (trigger: glob, globs: src/**\/*.ts)". `first` is its first artifact, `count` how many.
+ */
+export function describeImport(match: RuleFileMatch, data: Record<string, unknown>, reading: RuleReading, first: ArtifactInput, count: number): string {
+  const fields = ACTIVATION_FIELDS[match.kind] ?? [];
+  const shown = fields.filter((field) => field in data && field !== 'description').map((field) => `${field}: ${shortValue(data[field])}`);
+  const because =
+    match.mode !== undefined
+      ? `a ${match.kind === 'roo-legacy' ? `.roorules-${match.mode} file` : `.roo/rules-${match.mode}/ file`}`
+      : fields.length === 0
+        ? `${reading.tool} loads this file whole`
+        : shown.length > 0
+          ? shown.join(', ')
+          : `no ${fields.filter((field) => field !== 'description' && field !== 'name').join(' or ') || 'front matter'}: ${reading.tool}'s default`;
+  const where = match.appliesTo === '' ? 'the whole workspace' : `${match.appliesTo}/`;
+  const activation = reading.activation;
+  let what: string;
+  switch (activation.kind) {
+    case 'always':
+      what = `always on for ${where}${first.pinned ? ' (pinned, tagged always)' : ''}${reading.regex ? '; its regex gates it on the file\'s text, which the ledger cannot: tagged regex' : ''}`;
+      break;
+    case 'globs':
+      what = first.scope === 'path' ? `path-scoped to ${(first.paths ?? []).join(', ')}` : `always on: its globs match every file${first.pinned ? ' (pinned)' : ''}`;
+      if (activation.orRequested) what += ', or when the agent asks for it by its description';
+      break;
+    case 'requested':
+      what = match.kind === 'skill' ? 'on-demand knowledge (tagged skill, agent-requested): the agent loads it by its description, never always on' : 'agent-requested (tagged agent-requested): loaded when the agent asks for it by its description, never always on';
+      break;
+    case 'mode':
+      what = `for Roo Code's "${activation.mode}" mode only (condition: task label "${activation.mode}")`;
+      break;
+    case 'unknown':
+      what = `a plain global entry, neither pinned nor exported (tagged unknown-activation): ${activation.field} "${activation.value}" is not a value ${reading.tool} documents`;
+      break;
+    default:
+      what = 'manual (tagged manual): attached by hand only, never always on';
+  }
+  return `${count > 1 ? `${count} sections, ` : ''}${what} (${because})`;
+}
