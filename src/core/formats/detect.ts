@@ -75,13 +75,14 @@ export function formatOf(path: string): ImportFormat | null {
  */
 const NOT_RULES: ReadonlyArray<[RegExp, string]> = [
   [/(?:^|\/)\.github\/prompts\/[^/]+\.prompt\.md$/i, 'a Copilot prompt file (run by hand as a /command), not a rule: not imported'],
-  [/(?:^|\/)\.github\/agents\/[^/]+\.agent\.md$/i, 'a Copilot custom agent (a persona the user picks), not a rule: not imported'],
+  [/(?:^|\/)\.github\/agents\/[^/]+\.md$/i, 'a Copilot custom agent (a persona the user picks), not a rule: not imported'],
   [/(?:^|\/)\.github\/chatmodes\/[^/]+\.chatmode\.md$/i, 'a Copilot chat mode (a persona the user picks), not a rule: not imported'],
   [/(?:^|\/)\.windsurf\/workflows\//, 'a Windsurf workflow (run by hand as a /command), not a rule: not imported'],
   [/(?:^|\/)\.continue\/(?:prompts|checks|agents)\//, 'a Continue prompt, check or agent, not a rule: not imported'],
   [/(?:^|\/)\.roo\/commands\//, 'a Roo Code command (run by hand as a /command), not a rule: not imported'],
   [/(?:^|\/)\.(?:claude|gemini|cursor|opencode)\/(?:commands|agents)\//, 'a command or subagent definition, not a rule: not imported'],
   [/(?:^|\/)\.kiro\/(?:specs|hooks)\//, 'a Kiro spec or hook, not steering: not imported'],
+  [/(?:^|\/)\.augment\/commands\//, 'an Augment command (run by hand as a /command), not a rule: not imported'],
   [/(?:^|\/)\.[^/]+\/skills\/[^/]+\/.+/, 'part of a skill (its scripts and references, read when the skill asks for them): the skill is imported from its SKILL.md'],
 ];
 

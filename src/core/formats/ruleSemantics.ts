@@ -305,11 +305,12 @@ export function skillName(path: string, data: Record<string, unknown>): string {
 
 /**
  * The same skill kept in several tools' folders (`.claude/skills/x`, `.github/skills/x`,
- * `.agents/skills/x`): one skill. The copy imported is the one in `.agents/skills` (the
- * folder the Agent Skills format shares across tools), else the first by path; each other
- * copy → why it is not imported again.
+ * `.agents/skills/x`): one skill, imported once, from `.agents/skills` (the folder the Agent
+ * Skills format shares across tools) or else the first by path. Each other copy with the same
+ * text → why it is not imported again. A copy of the same name with other text is a different
+ * skill for the tools that read its folder: it is imported as its own entry, and noted.
  */
-export function skillCopies(files: readonly SourceFile[]): Map<string, string> {
+export function skillCopies(files: readonly SourceFile[]): { copies: Map<string, string>; notes: Map<string, string> } {
   const groups = new Map<string, SourceFile[]>();
   for (const file of files) {
     const match = classifyRuleFile(file.path);
@@ -318,17 +319,18 @@ export function skillCopies(files: readonly SourceFile[]): Map<string, string> {
     groups.set(key, [...(groups.get(key) ?? []), file]);
   }
   const copies = new Map<string, string>();
+  const notes = new Map<string, string>();
   for (const group of groups.values()) {
     if (group.length < 2) continue;
     const kept = group.find((file) => /(?:^|\/)\.agents\/skills\//.test(file.path)) ?? group[0]!;
     const keptBody = splitFrontMatter(kept.content).body.trim();
     for (const file of group) {
       if (file === kept) continue;
-      const same = splitFrontMatter(file.content).body.trim() === keptBody;
-      copies.set(file.path, same ? `the same skill as ${kept.path}: imported once` : `another copy of the skill in ${kept.path}, with different text: imported once, from ${kept.path} (the tools that read this folder see this copy's text)`);
+      if (splitFrontMatter(file.content).body.trim() === keptBody) copies.set(file.path, `the same skill as ${kept.path} (same name and text): imported once, from there`);
+      else notes.set(file.path, `a skill of the same name as ${kept.path} with different text: imported as its own entry (the tools reading this folder see this text)`);
     }
   }
-  return copies;
+  return { copies, notes };
 }
 
 /**
@@ -341,7 +343,9 @@ export function skillCopies(files: readonly SourceFile[]): Map<string, string> {
  * global artifact, neither pinned nor exported.
  */
 export function fromReading(match: RuleFileMatch, reading: RuleReading): { scope: Pick<ArtifactInput, 'scope' | 'paths'>; pinned: boolean; conditions?: ArtifactInput['conditions']; tags: string[] } {
-  const folder: Pick<ArtifactInput, 'scope' | 'paths'> = match.appliesTo === '' ? { scope: 'global', paths: [] } : { scope: 'path', paths: [`${match.appliesTo}/**`] };
+  // A skill is knowledge the agent asks for by its description, wherever it sits: never path-scoped.
+  const folder: Pick<ArtifactInput, 'scope' | 'paths'> =
+    match.appliesTo === '' || match.kind === 'skill' ? { scope: 'global', paths: [] } : { scope: 'path', paths: [`${match.appliesTo}/**`] };
   const root = match.appliesTo === '';
   const tags = [...(match.kind === 'skill' ? ['skill'] : []), ...(reading.regex ? ['regex'] : [])];
   const activation = reading.activation;
