@@ -72,15 +72,15 @@ describe('export to the other tools, and back', () => {
       assert.equal(parseAgentRules(files).artifacts.length, 0);
       // A person takes the files over: the importer reads them as the tool does.
       const back = parseAgentRules(handEdited(files)).artifacts;
-      const secrets = back.find((a) => a.body!.includes('Keys live in the vault. 日本語も。'))!;
-      const ts = back.find((a) => a.body!.includes('No implicit any in src.'))!;
+      const secrets = back.find((a) => a.body.includes('Keys live in the vault. 日本語も。'))!;
+      const ts = back.find((a) => a.body.includes('No implicit any in src.'))!;
       assert.equal(secrets.scope, 'global');
       assert.ok(!secrets.tags!.includes('agent-requested') && !secrets.tags!.includes('manual'));
       if (Array.isArray(pathRead)) assert.deepEqual([ts.scope, ts.paths], ['path', pathRead]);
       else if (pathRead === 'requested') assert.ok(ts.tags!.includes('agent-requested'));
       else {
         assert.equal(ts.scope, 'global');
-        assert.match(ts.body! + ts.title, /src\/\*\*\/\*\.\{ts,tsx\}/, 'the heading names the globs');
+        assert.match(ts.body + ts.title, /src\/\*\*\/\*\.\{ts,tsx\}/, 'the heading names the globs');
       }
       // `which`: what each exported file does for a TypeScript file and for a README.
       const paths = [...files.map((f) => f.path), 'src/a.ts', 'README.md'];
