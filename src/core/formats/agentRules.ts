@@ -19,7 +19,7 @@
  */
 import type { ArtifactInput } from '../model';
 import { classifyRuleFile, isClineRulesFolder, type RuleFileKind, type RuleFileMatch } from './ruleFiles';
-import { clinePaths, describeImport, fromReading, readRule, type RuleReading, rooShadowedBy, skillCopies } from './ruleSemantics';
+import { clinePaths, describeImport, fromReading, readRule, TABLE_KINDS, type RuleReading, rooShadowedBy, skillCopies } from './ruleSemantics';
 import type { Became, ImportResult, Skipped, SourceFile } from './common';
 import {
   IdAllocator,
@@ -168,7 +168,7 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
     if (match.kind === 'cline') {
       for (const note of clineFrontMatterNotes(front.data, front.error)) skipped.push({ where: file.path, reason: `${note.field} ${note.problem}; imported as Cline loads it` });
     }
-    const reading = READ_BY_TABLE.has(match.kind) ? readRule(match, front.data) : null;
+    const reading = TABLE_KINDS.has(match.kind) ? readRule(match, front.data) : null;
     if (reading) {
       for (const note of reading.notes) skipped.push({ where: file.path, reason: `${note.field}: ${note.problem}` });
       if (reading.activation.kind === 'never') {
@@ -191,28 +191,6 @@ export function parseAgentRules(files: readonly SourceFile[]): ImportResult {
   }
   return { artifacts, skipped, became };
 }
-
-/**
- * Kinds whose activation the ledger reads from the one table of tool semantics
- * (ruleSemantics.ts). The kinds supported before it keep their own, tested reading below,
- * which the table mirrors for `which` and the Inspector.
- */
-const READ_BY_TABLE = new Set<RuleFileKind>([
-  'kiro-steering',
-  'windsurf-rule',
-  'windsurf-legacy',
-  'gemini-md',
-  'junie',
-  'continue-rule',
-  'roo-rule',
-  'roo-mode-rule',
-  'roo-legacy',
-  'amazonq-rule',
-  'augment-rule',
-  'augment-legacy',
-  'zed-rules',
-  'skill',
-]);
 
 /** Kinds read as one artifact per file, titled from their own name; the others fall back to their path ("CLAUDE.md", not "Md"). */
 const WHOLE_FILE_KINDS = new Set<RuleFileKind>([

@@ -241,6 +241,28 @@ const READERS: Record<RuleFileKind, Reader> = {
   },
 };
 
+/**
+ * The kinds the importer and `which` read through this table. The kinds supported before it
+ * (Copilot, Cursor, Claude Code, AGENTS.md, Cline) keep their own, tested reading there, which
+ * the table mirrors for the Inspector and for the import report's wording.
+ */
+export const TABLE_KINDS: ReadonlySet<RuleFileKind> = new Set<RuleFileKind>([
+  'kiro-steering',
+  'windsurf-rule',
+  'windsurf-legacy',
+  'gemini-md',
+  'junie',
+  'continue-rule',
+  'roo-rule',
+  'roo-mode-rule',
+  'roo-legacy',
+  'amazonq-rule',
+  'augment-rule',
+  'augment-legacy',
+  'zed-rules',
+  'skill',
+]);
+
 /** Each kind's tool, as `which` and the Inspector name it. */
 export const TOOL_OF: Readonly<Record<RuleFileKind, string>> = {
   'copilot-global': 'Copilot',

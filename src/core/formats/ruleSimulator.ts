@@ -16,7 +16,7 @@ import { compileGlob, type CompiledGlob, matchGlob, toActivePath } from '../asse
 import type { Artifact } from '../model';
 import { classifyRuleFile, clineFrontMatterNotes, clinePaths, isLedgerGenerated, ruleFrontMatter, type RuleFileKind, type RuleFileMatch } from './agentRules';
 import { type SourceFile, booleanValue, globList, globsUnder, normalizePath, stringValue } from './common';
-import { readRule, rooShadowedBy, ZED_RULE_FILES, zedRuleFile } from './ruleSemantics';
+import { readRule, rooShadowedBy, TABLE_KINDS, ZED_RULE_FILES, zedRuleFile } from './ruleSemantics';
 
 export interface ArtifactHit {
   id: string;
@@ -64,24 +64,6 @@ const GLOB_FIELD: Partial<Record<RuleFileKind, { field: string; oneString: boole
   'windsurf-rule': { field: 'globs', oneString: false, tool: 'Windsurf' },
   'continue-rule': { field: 'globs', oneString: false, tool: 'Continue' },
 };
-
-/** Kinds judged from the table of tool semantics (ruleSemantics.ts) rather than a case of their own below. */
-const TABLE_KINDS = new Set<RuleFileKind>([
-  'kiro-steering',
-  'windsurf-rule',
-  'windsurf-legacy',
-  'gemini-md',
-  'junie',
-  'continue-rule',
-  'roo-rule',
-  'roo-mode-rule',
-  'roo-legacy',
-  'amazonq-rule',
-  'augment-rule',
-  'augment-legacy',
-  'zed-rules',
-  'skill',
-]);
 
 function under(dir: string, path: string): boolean {
   return dir === '' || path === dir || path.startsWith(`${dir}/`);
@@ -279,6 +261,12 @@ function tableVerdict(rel: string, match: RuleFileMatch, data: Record<string, un
   if (shadow) return { fires: false, why: `Roo Code reads ${shadow} instead: ${rel.split('/').pop()} only where that folder holds no file` };
   const activation = reading.activation;
   if (activation.kind === 'never') return { fires: false, why: activation.why };
+  // Globs are checked wherever the file sits (`which --lint` covers every rule file).
+  const full = activation.kind === 'globs' ? globsUnder(match.appliesTo, activation.globs) : [];
+  if (activation.kind === 'globs') {
+    if (!spec) for (const glob of full) checkGlob(rel, 'globs', glob, workspaceFiles, problems);
+    else lintGlobs(rel, spec, data[spec.field], workspaceFiles, problems);
+  }
   if (!under(match.appliesTo, target)) return { fires: false, why: `applies to ${match.appliesTo}/ only` };
   // Continue's regex: the rule also needs the file's text to match.
   const textGate = (): string | null => {
@@ -295,9 +283,6 @@ function tableVerdict(rel: string, match: RuleFileMatch, data: Record<string, un
       return { fires: true, why: `${where}${reading.explicitAlways ? ' (always-on in its front matter)' : ''}${gate === '' ? `; regex ${reading.regex!.join(', ')} matches` : ''}` };
     }
     case 'globs': {
-      const full = globsUnder(match.appliesTo, activation.globs);
-      if (!spec) for (const glob of full) checkGlob(rel, 'globs', glob, workspaceFiles, problems);
-      else lintGlobs(rel, spec, data[spec.field], workspaceFiles, problems);
       const glob = matchesAny(full, target);
       if (glob === undefined) {
         return { fires: false, why: activation.orRequested ? `globs do not match; the agent may still ask for it by its description ("${activation.orRequested}")` : 'globs do not match' };
