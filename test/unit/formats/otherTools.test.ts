@@ -334,3 +334,26 @@ describe('the Inspector\'s "what the agent sees", one model for every tool', () 
     assert.equal(view.alwaysOnTokens, ['.roo/rules/rules.md', '.kiro/steering/ts.md', 'GEMINI.md'].reduce((n, p) => n + files.find((f) => f.path === p)!.content.length, 0));
   });
 });
+
+describe('hostile and malformed files of the new tools', () => {
+  it('a glob out of the workspace, unclosed front matter, an empty skill, a non-ASCII name, a huge steering file', () => {
+    const files: SourceFile[] = [
+      { path: '.kiro/steering/out.md', content: '---\ninclusion: fileMatch\nfileMatchPattern: "../../etc/**"\n---\nOut.\n' },
+      { path: '.windsurf/rules/open.md', content: '---\ntrigger: glob\nglobs: "*.ts"\nNo closing line.\n' },
+      { path: '.claude/skills/empty/SKILL.md', content: '---\nname: empty\ndescription: Nothing\n---\n' },
+      { path: '.roo/rules/規則.md', content: '# 規則\n\n日本語のルール。\n' },
+      { path: '.roo/rules/ルール.md', content: '# ルール\n\n別のルール。\n' },
+      { path: '.kiro/steering/huge.md', content: `# Huge\n\n${'## Part\n\nA long line of steering text. '.repeat(40_000)}` },
+    ];
+    const result = parseAgentRules(files);
+    const why = (where: string): string => result.skipped.filter((s) => s.where === where).map((s) => s.reason).join(' | ');
+    assert.match(why('.windsurf/rules/open.md'), /never closed/);
+    assert.match(why('.claude/skills/empty/SKILL.md'), /no content/);
+    const roo = result.artifacts.filter((a) => a.source!.startsWith('import:roo:'));
+    assert.equal(new Set(roo.map((a) => a.id)).size, 2, 'two non-ASCII names, two ids');
+    assert.ok(result.artifacts.some((a) => a.source === 'import:kiro:.kiro/steering/huge.md'));
+    const report = which('src/a.ts', files);
+    assert.ok(report.problems.some((p) => p.where === '.kiro/steering/out.md' && /points outside the workspace/.test(p.problem)));
+    assert.equal(verdicts(report)['.kiro/steering/out.md']![0], false);
+  });
+});
