@@ -341,7 +341,7 @@ const revertCommand: Command = {
 
 const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 /** The folder formats (src/core/formats/common.ts IMPORT_FORMATS), named here so `import` does not load the parsers. */
-export const IMPORT_FORMAT_NAMES = 'ctx|adr|copilot|cursor|claude|agents-md|cline';
+export const IMPORT_FORMAT_NAMES = 'ctx|adr|copilot|cursor|claude|agents-md|cline|kiro|windsurf|gemini|junie|continue|roo|amazonq|augment|zed|skills';
 
 const importCommand: Command = {
   name: 'import',
@@ -393,11 +393,16 @@ const importCommand: Command = {
 const exportCommand: Command = {
   name: 'export',
   summary: 'Export artifacts as JSONL (every version, oldest first), or as Copilot / Cursor / AGENTS.md rule files.',
-  usage: 'context-ledger export --format jsonl [--out <file>] [--latest-only]  |  context-ledger export --to copilot|cursor|agents [--out <folder>] [--budget <tokens>]',
+  usage: 'context-ledger export --format jsonl [--out <file>] [--latest-only]  |  context-ledger export --to copilot|cursor|agents|kiro|windsurf|continue|roo|amazonq|augment|gemini [--out <folder>] [--budget <tokens>]',
   options: {
     out: { type: 'string', value: 'file|folder', description: 'JSONL: write to this file instead of standard output. --to: the folder to write under (default: the workspace).' },
     'latest-only': { type: 'boolean', description: 'Only the latest version of each chain.' },
-    to: { type: 'string', value: 'copilot|cursor|agents', description: 'Write rule files agents read: .github/instructions/*.instructions.md, .cursor/rules/*.mdc or AGENTS.md.' },
+    to: {
+      type: 'string',
+      value: 'copilot|cursor|agents|kiro|windsurf|continue|roo|amazonq|augment|gemini',
+      description:
+        'Write rule files agents read: .github/instructions/*.instructions.md, .cursor/rules/*.mdc, AGENTS.md, .kiro/steering, .windsurf/rules, .continue/rules, .roo/rules, .amazonq/rules, .augment/rules or GEMINI.md.',
+    },
     budget: { type: 'string', value: 'tokens', description: 'With --to: token budget of each file (default: 4000).' },
     tokenizer: { type: 'string', value: TOKENIZERS.join('|'), description: 'With --to: tokenizer of the budget (default: o200k_base).' },
   },

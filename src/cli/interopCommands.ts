@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { IMPORT_FORMATS, type ImportFormat } from '../core/formats/common';
-import { RULE_FILE_BUDGET, type RuleTarget } from '../core/formats/ruleExport';
+import { RULE_FILE_BUDGET, RULE_TARGET_NAMES, type RuleTarget } from '../core/formats/ruleExport';
 import type { TokenizerName } from '../core/model';
 import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { TokenCounter } from '../core/tokens';
@@ -57,6 +57,12 @@ function renderReport(report: FolderImportReport): string {
     for (const c of changes.slice(0, NAMED_CHANGES)) lines.push(`  ${verbs[c.outcome].padEnd(13)} ${c.id}  "${c.title}"  (${c.reason})`);
     if (changes.length > NAMED_CHANGES) lines.push(`  … and ${changes.length - NAMED_CHANGES} more (--format json lists all).`);
   }
+  const became = report.formats.flatMap((f) => f.became);
+  if (became.length > 0) {
+    lines.push('', report.dryRun ? 'Would read each file as:' : 'Read each file as:');
+    for (const b of became.slice(0, NAMED_CHANGES)) lines.push(`  ${b.where}: ${b.what}`);
+    if (became.length > NAMED_CHANGES) lines.push(`  … and ${became.length - NAMED_CHANGES} more (--format json lists all).`);
+  }
   const skipped = allSkipped(report);
   if (skipped.length > 0) {
     // Links out of the folder are the same every run and rarely news: one line for all of them.
@@ -72,7 +78,7 @@ function renderReport(report: FolderImportReport): string {
 
 const importFolderCommand: Command = {
   name: 'import-folder',
-  summary: 'Import the knowledge a folder already keeps: ctx .context/, ADRs, Copilot/Cursor/Claude/AGENTS.md/Cline rules.',
+  summary: 'Import the knowledge a folder already keeps: ctx .context/, ADRs, agent rule files (Copilot, Cursor, Claude, AGENTS.md, Cline, Kiro, Windsurf, Gemini, Junie, Continue, Roo, Amazon Q, Augment, Zed) and skills.',
   usage: `context-ledger import-folder [<dir>] [--from ${IMPORT_FORMATS.join('|')}] [--dry-run | --status] [--format json]`,
   options: {
     from: { type: 'string', value: IMPORT_FORMATS.join('|'), description: 'Only this format (default: every format found).' },
@@ -168,6 +174,7 @@ export async function importFolder(
         tasksAdded: f.tasksAdded.length,
         tasksUnchanged: f.tasksUnchanged.length,
         skipped: f.skipped,
+        became: f.became,
       })),
     });
     return refusedExit();
@@ -178,19 +185,20 @@ export async function importFolder(
 
 // ---------------------------------------------------------------- export --to
 
-const RULE_TARGETS: Record<string, RuleTarget> = { copilot: 'copilot', cursor: 'cursor', agents: 'agents-md', 'agents-md': 'agents-md' };
+/** `--to` names: each target's own, and `agents` for AGENTS.md. */
+const TARGET_NAMES: Record<string, RuleTarget> = { ...Object.fromEntries(RULE_TARGET_NAMES.map((t) => [t, t])), agents: 'agents-md' };
 
 export type RuleExportReport = RuleFilesWritten & { budget: number; tokenizer: TokenizerName };
 
 /**
- * `export --to copilot|cursor|agents`: the ledger's active, reviewed knowledge as rule
+ * `export --to <tool>` (copilot, cursor, agents, kiro, windsurf, continue, roo, amazonq, augment, gemini): the ledger's active, reviewed knowledge as rule
  * files agents read on their own, each within the per-file budget. It writes only under
  * its folder, only files that are its own (generated header) or new, and removes its own
  * files an earlier export wrote that are no longer produced.
  */
 export async function exportRuleFiles(context: CommandContext, targetName: string): Promise<number | void> {
-  const target = RULE_TARGETS[targetName];
-  if (!target) throw new UserError(`Unknown export target "${targetName}".`, 'Use --to copilot, --to cursor or --to agents.');
+  const target = Object.hasOwn(TARGET_NAMES, targetName) ? TARGET_NAMES[targetName] : undefined;
+  if (!target) throw new UserError(`Unknown export target "${targetName}".`, `Use --to ${RULE_TARGET_NAMES.map((t) => (t === 'agents-md' ? 'agents' : t)).join('|')}.`);
   const budget = integerOption(context.options, 'budget', RULE_FILE_BUDGET.default);
   if (budget < RULE_FILE_BUDGET.min || budget > RULE_FILE_BUDGET.max) {
     throw new UserError(`--budget must be between ${RULE_FILE_BUDGET.min} and ${RULE_FILE_BUDGET.max} tokens per file, not ${budget}.`);

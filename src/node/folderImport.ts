@@ -1,15 +1,16 @@
 /**
- * Importing the knowledge a folder already keeps (ctx `.context/`, ADR folders,
- * Copilot / Cursor / Claude / AGENTS.md / Cline rule files), shared by the CLI
+ * Importing the knowledge a folder already keeps (ctx `.context/`, ADR folders, the rule
+ * files of Copilot, Cursor, Claude, AGENTS.md, Cline, Kiro, Windsurf, Gemini CLI, Junie,
+ * Continue, Roo Code, Amazon Q, Augment and Zed, Agent Skills), shared by the CLI
  * (`import-folder`, `import --from`) and the editor command: find what is there, read
  * and parse the chosen formats, then apply them to a store (or to a copy, for a dry run).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isAdrFileName } from '../core/formats/adr';
-import type { ImportFormat, ImportResult, Skipped, SourceFile } from '../core/formats/common';
+import type { Became, ImportFormat, ImportResult, Skipped, SourceFile } from '../core/formats/common';
 import { dedupeSources, expandImports, type ReadSource } from '../core/formats/sameFile';
-import { type DetectedFormat, detectFormats, formatOf, importDetected } from '../core/formats/detect';
+import { type DetectedFormat, detectFormats, formatOf, importDetected, notRuleReason } from '../core/formats/detect';
 import { applyLinked, fileOfSource, type LinkedChange, linkOf } from '../core/formats/linked';
 import type { Artifact, ArtifactInput } from '../core/model';
 import { UserError } from '../core/model';
@@ -33,6 +34,8 @@ export interface FormatReport {
   tasksAdded: string[];
   tasksUnchanged: string[];
   skipped: Skipped[];
+  /** For each rule file read: what it became (always on, path-scoped, on request, …) and why. */
+  became: Became[];
 }
 
 export interface FolderImportReport {
@@ -114,7 +117,12 @@ export function scanImportSources(workspace: string, target: string, from?: Impo
     if (files.length > 0) detected = [{ format: 'adr', files }];
   }
   const wholeFolder = !outside && fs.statSync(folder).isDirectory();
-  return { folder, listing, detected, toLocal, prefix, wholeFolder };
+  // Prompt files, custom agents, workflows and commands sit beside rule files: say why they are not imported.
+  const notRules = from ? [] : [...toLocal.keys()].flatMap((p) => {
+    const reason = notRuleReason(p);
+    return reason === null ? [] : [{ where: p, reason }];
+  });
+  return { folder, listing: notRules.length === 0 ? listing : { ...listing, skipped: [...listing.skipped, ...notRules] }, detected, toLocal, prefix, wholeFolder };
 }
 
 /** The error for a folder with nothing importable. */
@@ -122,7 +130,8 @@ export function nothingToImport(folder: string, from?: ImportFormat): UserError 
   const what = from ? `no ${from} files` : 'nothing it can import';
   return new UserError(
     `Found ${what} in ${folder}.`,
-    'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md, .clinerules and .cline/rules.',
+    'It looks for .context/*.md (ctx), ADR folders (docs/adr, docs/decisions, ...), .github/copilot-instructions.md, .cursor/rules/*.mdc, CLAUDE.md, AGENTS.md, .clinerules, .cline/rules, ' +
+      '.kiro/steering, .windsurf/rules, .windsurfrules, GEMINI.md, .junie/guidelines.md, .continue/rules, .roo/rules, .roorules, .amazonq/rules, .augment/rules, .augment-guidelines, .rules and skills (.claude/skills/*/SKILL.md, …).',
   );
 }
 
@@ -242,6 +251,7 @@ export function applyImport(store: LedgerStore, parsed: ParsedImport, now: () =>
         tasksAdded,
         tasksUnchanged,
         skipped: result.skipped,
+        became: result.became ?? [],
       });
     }
   });

@@ -1,21 +1,16 @@
 /**
- * Writes the ledger's active, reviewed knowledge as agent rule files (Copilot
- * `.instructions.md`, Cursor `.mdc`, `AGENTS.md`), shared by `export --to` and the editor
+ * Writes the ledger's active, reviewed knowledge as agent rule files (the tools of
+ * core/formats/ruleTargets.ts: Copilot, Cursor, AGENTS.md, Kiro, Windsurf, Continue, Roo
+ * Code, Amazon Q, Augment, GEMINI.md), shared by `export --to` and the editor
  * command. Only under its folder, only files that are its own (generated header) or new;
  * its own files from an earlier export that are no longer produced are removed.
  */
 import * as fs from 'node:fs';
 import { exportRules, isGeneratedRuleFile, type LeftOut, type RuleTarget } from '../core/formats/ruleExport';
+import { isExportedPath, RULE_TARGETS } from '../core/formats/ruleTargets';
 import type { Artifact } from '../core/model';
 import { isUnreviewed } from '../core/review';
 import { OutputFolder } from './outputFolder';
-
-/** Where each target writes, so files of an earlier export that are no longer produced can be removed. */
-const OWN_FILES: Record<RuleTarget, RegExp> = {
-  copilot: /^\.github\/instructions\/context-ledger-[^/]+\.instructions\.md$/,
-  cursor: /^\.cursor\/rules\/context-ledger-[^/]+\.mdc$/,
-  'agents-md': /^AGENTS(?:-\d+)?\.md$/,
-};
 
 export interface RuleFilesWritten {
   target: RuleTarget;
@@ -55,14 +50,16 @@ export function writeRuleFiles(
     if (existing !== undefined && !isGeneratedRuleFile(existing)) {
       report.refused.push({ path: file.path, reason: 'exists and was not written by Context Ledger (no generated header); left as it is' });
       // AGENTS-2.md… are read only through AGENTS.md's "Also noted" line: without it they are not written.
-      if (target === 'agents-md' && file.path === 'AGENTS.md') break;
+      const spec = RULE_TARGETS[target];
+      if (spec.layout === 'single' && file.path === spec.file) break;
       continue;
     }
     if (existing !== file.content) folder.write(file.path, file.content);
     report.files.push({ path: file.path, tokens: file.tokens, included: file.included.length, compressed: file.compressed.length, split: file.split.length, dropped: file.dropped.length });
   }
   const written = new Set(files.map((f) => f.path));
-  const ownFolder = target === 'copilot' ? '.github/instructions' : target === 'cursor' ? '.cursor/rules' : '';
+  const spec = RULE_TARGETS[target];
+  const ownFolder = spec.layout === 'folder' ? spec.folder : '';
   let names: string[] = [];
   try {
     names = fs.readdirSync(folder.resolve(ownFolder === '' ? '.' : ownFolder));
@@ -71,7 +68,7 @@ export function writeRuleFiles(
   }
   for (const name of names) {
     const relative = ownFolder === '' ? name : `${ownFolder}/${name}`;
-    if (written.has(relative) || !OWN_FILES[target].test(relative)) continue;
+    if (written.has(relative) || !isExportedPath(target, relative)) continue;
     const existing = folder.read(relative);
     if (existing !== undefined && isGeneratedRuleFile(existing)) {
       folder.remove(relative);

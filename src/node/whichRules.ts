@@ -28,7 +28,10 @@ export function whichRules(workspace: string, file: string, artifacts: readonly 
     throw new UserError(`${file} is outside the workspace ${root}.`, 'Give a file inside it (the CLI finds the workspace from the current folder or --db).');
   }
   const { paths, ruleFiles } = workspaceRules(root);
-  return simulateRules(relative.split(path.sep).join('/'), paths, ruleFiles, artifacts);
+  const target = relative.split(path.sep).join('/');
+  // Continue's `regex` rules match the file's text: read it when it is a workspace file (not a link out).
+  const text = paths.includes(target) ? readFolderFiles(root, [target]).files[0]?.content : undefined;
+  return simulateRules(target, paths, ruleFiles, artifacts, text);
 }
 
 /** The glob problems of every rule file and path-scoped ledger artifact of the workspace. */

@@ -10,7 +10,25 @@ import { slugify } from '../slug';
 export { slugify };
 
 /** The formats the importers understand. */
-export const IMPORT_FORMATS = ['ctx', 'adr', 'copilot', 'cursor', 'claude', 'agents-md', 'cline'] as const;
+export const IMPORT_FORMATS = [
+  'ctx',
+  'adr',
+  'copilot',
+  'cursor',
+  'claude',
+  'agents-md',
+  'cline',
+  'kiro',
+  'windsurf',
+  'gemini',
+  'junie',
+  'continue',
+  'roo',
+  'amazonq',
+  'augment',
+  'zed',
+  'skills',
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** A file handed to an importer: its workspace-relative path ('/'-separated) and text. */
@@ -44,8 +62,16 @@ export interface Skipped {
   reason: string;
 }
 
+/** What one imported file became (always-on, path-scoped, on request, …) and why, in its tool's terms. */
+export interface Became {
+  where: string;
+  what: string;
+}
+
 export interface ImportResult {
   artifacts: ArtifactInput[];
+  /** For each file imported: what it became and why (agent rule files). */
+  became?: Became[];
   tasks?: ImportedTask[];
   supersessions?: Supersession[];
   skipped: Skipped[];

@@ -48,11 +48,13 @@ export function detectFormats(relativePaths: readonly string[]): DetectedFormat[
 
 /**
  * Every file name a knowledge file of some format can have (rules are `.md`, `.mdc` or
- * Cline's `.txt` and `.markdown`; two legacy rule files have no extension), as one glob: the coarse filter
+ * Cline's `.txt` and `.markdown`; legacy rule files have no extension; Roo Code reads any text
+ * file of its rule folders), as one glob: the coarse filter
  * a file watcher needs. `formatOf` stays the one judge of what a path is; a unit test
  * checks that every path it accepts matches this glob.
  */
-export const KNOWLEDGE_FILE_GLOB = '**/{*.md,*.MD,*.mdc,*.txt,*.markdown,.cursorrules,.clinerules}';
+export const KNOWLEDGE_FILE_GLOB =
+  '**/{*.md,*.MD,*.mdc,*.txt,*.markdown,*.xml,.cursorrules,.clinerules,.windsurfrules,.roorules,.roorules-*,.augment-guidelines,.rules,.roo/rules/**,.roo/rules-*/**}';
 
 /** The format a single workspace-relative path belongs to, or null. */
 export function formatOf(path: string): ImportFormat | null {
@@ -63,6 +65,32 @@ export function formatOf(path: string): ImportFormat | null {
   if (rule) return rule.format;
   const slash = p.lastIndexOf('/');
   if (slash > 0 && ADR_DIRS.test(p.slice(0, slash)) && isAdrFileName(p)) return 'adr';
+  return null;
+}
+
+/**
+ * Files that sit beside rule files and look like them but that their tools do not load as
+ * rules — prompt files, custom agents, workflows, commands, a skill's own references — and
+ * why: the import names them, so nobody wonders where they went.
+ */
+const NOT_RULES: ReadonlyArray<[RegExp, string]> = [
+  [/(?:^|\/)\.github\/prompts\/[^/]+\.prompt\.md$/i, 'a Copilot prompt file (run by hand as a /command), not a rule: not imported'],
+  [/(?:^|\/)\.github\/agents\/[^/]+\.md$/i, 'a Copilot custom agent (a persona the user picks), not a rule: not imported'],
+  [/(?:^|\/)\.github\/chatmodes\/[^/]+\.chatmode\.md$/i, 'a Copilot chat mode (a persona the user picks), not a rule: not imported'],
+  [/(?:^|\/)\.windsurf\/workflows\//, 'a Windsurf workflow (run by hand as a /command), not a rule: not imported'],
+  [/(?:^|\/)\.continue\/(?:prompts|checks|agents)\//, 'a Continue prompt, check or agent, not a rule: not imported'],
+  [/(?:^|\/)\.roo\/commands\//, 'a Roo Code command (run by hand as a /command), not a rule: not imported'],
+  [/(?:^|\/)\.(?:claude|gemini|cursor|opencode)\/(?:commands|agents)\//, 'a command or subagent definition, not a rule: not imported'],
+  [/(?:^|\/)\.kiro\/(?:specs|hooks)\//, 'a Kiro spec or hook, not steering: not imported'],
+  [/(?:^|\/)\.augment\/commands\//, 'an Augment command (run by hand as a /command), not a rule: not imported'],
+  [/(?:^|\/)\.[^/]+\/skills\/[^/]+\/.+/, 'part of a skill (its scripts and references, read when the skill asks for them): the skill is imported from its SKILL.md'],
+];
+
+/** Why a file that looks like a rule is not one, or null (for anything else, or a real rule file). */
+export function notRuleReason(path: string): string | null {
+  const p = normalizePath(path);
+  if (formatOf(p) !== null) return null;
+  for (const [pattern, reason] of NOT_RULES) if (pattern.test(p) && /\.(?:md|mdc|markdown|txt)$/i.test(p)) return reason;
   return null;
 }
 
@@ -113,9 +141,10 @@ export function importDetected(format: ImportFormat, files: readonly SourceFile[
 
 /** Concatenates import results (ids are assumed not to collide across them). */
 export function mergeResults(results: readonly ImportResult[]): ImportResult {
-  const merged: ImportResult = { artifacts: [], tasks: [], supersessions: [], skipped: [] };
+  const merged: ImportResult = { artifacts: [], tasks: [], supersessions: [], skipped: [], became: [] };
   for (const result of results) {
     merged.artifacts.push(...result.artifacts);
+    merged.became!.push(...(result.became ?? []));
     merged.tasks!.push(...(result.tasks ?? []));
     merged.supersessions!.push(...(result.supersessions ?? []));
     merged.skipped.push(...result.skipped);

@@ -1,8 +1,9 @@
 /**
- * Exports the ledger to the rule files agents read on their own: Copilot
- * `.github/instructions/*.instructions.md`, Cursor `.cursor/rules/*.mdc`, and
- * `AGENTS.md`. Each file says it is generated and fits a per-file token budget. Nothing is
- * dropped for size: what does not fit goes to a further file (Copilot and Cursor attach
+ * Exports the ledger to the rule files agents read on their own: a folder of rule files
+ * (Copilot, Cursor, Kiro, Windsurf, Continue, Roo Code, Amazon Q, Augment; where and with
+ * which front matter is the table in ruleTargets.ts), or one root file (`AGENTS.md`,
+ * `GEMINI.md`). Each file says it is generated and fits a per-file token budget. Nothing is
+ * dropped for size: what does not fit goes to a further file (a folder's tool attaches
  * every file of a glob set; AGENTS.md names its `AGENTS-2.md`… in an "Also noted" line),
  * an artifact longer than a file is lightly compressed, then split into parts. The token
  * counter is injected.
@@ -19,12 +20,12 @@ import { compressText } from '../compress';
 import type { Artifact, ArtifactType } from '../model';
 import { DEFAULT_TYPE_PRIORITY, UserError } from '../model';
 import { GENERATED_MARKER } from './agentRules';
-import { shortHash, slugify, splitOutsideBraces } from './common';
+import { shortHash, slugify } from './common';
 import { isHeading, lexMarkdown } from './markdown';
+import { type FolderTarget, RULE_TARGETS, type RuleTarget } from './ruleTargets';
 
 export { GENERATED_MARKER };
-
-export type RuleTarget = 'copilot' | 'cursor' | 'agents-md';
+export { expandBraces, RULE_TARGET_NAMES, RULE_TARGETS, type RuleTarget } from './ruleTargets';
 
 /** The artifact fields an export reads. */
 export type ExportableArtifact = Pick<
@@ -89,53 +90,53 @@ export function exportRules(target: RuleTarget, artifacts: readonly ExportableAr
   // become `applyTo`, headings and file names.
   artifacts = artifacts.map((a) => ({ ...a, ...redactOutgoing({ title: a.title, body: a.body, paths: a.paths }, options.redaction) }));
   const { leftOut } = selectExportable(artifacts, options.priority);
-  switch (target) {
-    case 'copilot':
-      return { files: exportCopilotInstructions(artifacts, options), leftOut };
-    case 'cursor':
-      return { files: exportCursorRules(artifacts, options), leftOut };
-    case 'agents-md':
-      return { files: exportAgentsMd(artifacts, options), leftOut };
-  }
+  const spec = RULE_TARGETS[target];
+  return { files: spec.layout === 'single' ? exportRootFile(spec.file, artifacts, options) : exportFolder(spec, artifacts, options), leftOut };
 }
 
 /**
- * Copilot: `.github/instructions/context-ledger-global.instructions.md` (`applyTo: "**"`)
- * and one `context-ledger-<globs>.instructions.md` per set of globs. The user's own
- * `.github/copilot-instructions.md` is never written.
+ * A folder of rule files: `<folder>/context-ledger-global<ext>` for global knowledge and one
+ * `context-ledger-<globs><ext>` per set of globs, each with the front matter its tool reads
+ * (ruleTargets.ts). A tool with no path field (Roo Code, Amazon Q) loads each file on every
+ * request: the heading names the globs. The user's own rule files are never written.
  */
+export function exportFolder(spec: FolderTarget, artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
+  const maxChars = spec.maxChars;
+  // A tool's character limit, as tokens: a file within the budget is within the limit too.
+  const fitting: RuleExportOptions =
+    maxChars === undefined ? options : { ...options, count: (text) => Math.max(options.count(text), Math.ceil((text.length * options.budget) / maxChars)) };
+  return groupsOf(artifacts, options).flatMap((group) => {
+    const scope = spec.headingScope && group.globs.length > 0 ? `
+For files matching ${group.globs.map((glob) => `\`${glob}\``).join(', ')}: read it before working on them.
+` : '';
+    const head = `${spec.front(group.globs)}${HEADER}\n\n# ${heading(group)}\n${scope}`;
+    const files = fitGroup(`${spec.folder}/context-ledger-${group.slug}`, spec.ext, head, group.items, 2, fitting);
+    return maxChars === undefined ? files : files.map((file) => ({ ...file, tokens: options.count(file.content) }));
+  });
+}
+
+/** Copilot: `.github/instructions/context-ledger-*.instructions.md` (`applyTo`). The user's own `.github/copilot-instructions.md` is never written. */
 export function exportCopilotInstructions(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
-  return groupsOf(artifacts, options).flatMap((group) => {
-    const applyTo = group.globs.length === 0 ? '**' : group.globs.join(',');
-    const description = group.globs.length === 0 ? 'Project knowledge from Context Ledger' : `Context Ledger knowledge for ${group.globs.join(', ')}`;
-    const front = `---\napplyTo: ${JSON.stringify(applyTo)}\ndescription: ${JSON.stringify(description)}\n---\n`;
-    return fitGroup(`.github/instructions/context-ledger-${group.slug}`, '.instructions.md', `${front}${HEADER}\n\n# ${heading(group)}\n`, group.items, 2, options);
-  });
+  return exportFolder(RULE_TARGETS.copilot as FolderTarget, artifacts, options);
 }
 
-/**
- * Cursor: `.cursor/rules/context-ledger-global.mdc` (`alwaysApply: true`) and one
- * `context-ledger-<globs>.mdc` per set of globs. `globs` is written the way Cursor
- * reads it: bare, comma-joined, no spaces, brace groups expanded.
- */
+/** Cursor: `.cursor/rules/context-ledger-*.mdc` (`alwaysApply: true`, or `globs` the way Cursor reads them). */
 export function exportCursorRules(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
-  return groupsOf(artifacts, options).flatMap((group) => {
-    const globs = group.globs.flatMap(expandBraces).filter((glob) => !glob.includes(','));
-    const front =
-      group.globs.length === 0
-        ? '---\ndescription: Project knowledge from Context Ledger\nglobs:\nalwaysApply: true\n---\n'
-        : `---\ndescription: Context Ledger knowledge for files matching ${globs.join(' ')}\nglobs: ${globs.join(',')}\nalwaysApply: false\n---\n`;
-    return fitGroup(`.cursor/rules/context-ledger-${group.slug}`, '.mdc', `${front}${HEADER}\n\n# ${heading(group)}\n`, group.items, 2, options);
-  });
+  return exportFolder(RULE_TARGETS.cursor as FolderTarget, artifacts, options);
 }
 
 /** `AGENTS.md` at the workspace root: global knowledge, then a section per set of globs; then `AGENTS-2.md`… for the rest. */
 export function exportAgentsMd(artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
+  return exportRootFile('AGENTS.md', artifacts, options);
+}
+
+/** One root file (`AGENTS.md`, `GEMINI.md`): global knowledge, then a section per set of globs; then `<stem>-2.md`… for the rest. */
+export function exportRootFile(file: string, artifacts: readonly ExportableArtifact[], options: RuleExportOptions): ExportedRuleFile[] {
   const items: Item[] = [];
   for (const group of groupsOf(artifacts, options)) {
     for (const artifact of group.items) items.push({ artifact, group: group.globs.length === 0 ? null : group });
   }
-  return fitAgents(items, options);
+  return fitAgents(items, options, file);
 }
 
 // ---------------------------------------------------------------------------
@@ -220,8 +221,9 @@ function demoteHeadings(body: string, minDepth: number): string {
 /**
  * What is written: the latest active version of each non-task chain, minus what is not
  * always-on knowledge and what another kept artifact already says.
- * - A rule its tool attaches only on request (a Cursor rule with only a description, or a
- *   manual one: tags `agent-requested` / `manual`) is not written into files read every time.
+ * - A rule its tool attaches only on request (a Cursor rule with only a description, a
+ *   manual one, a skill: tags `agent-requested` / `manual`) is not written into files read
+ *   every time, nor one whose source's activation value is unknown (`unknown-activation`).
  * - The same knowledge twice (a decision recorded in two places, imported from two files)
  *   is written once: the one kept first (global before path-scoped, since it applies
  *   everywhere; then pinned, type priority, recency) stays. The assembler's duplicate test.
@@ -246,6 +248,10 @@ export function selectExportable(
     const mode = (artifact.tags ?? []).find((tag) => tag === 'agent-requested' || tag === 'manual');
     if (mode) {
       leftOut.push({ id: artifact.id, title: artifact.title, reason: `${mode} in its source: attached only when asked for, so not written as always-on` });
+      continue;
+    }
+    if ((artifact.tags ?? []).includes('unknown-activation')) {
+      leftOut.push({ id: artifact.id, title: artifact.title, reason: 'its source says when to load it with a value its tool does not document: not written as always-on until that is fixed' });
       continue;
     }
     const print = fingerprint(artifact.body);
@@ -375,13 +381,14 @@ function fitGroup(base: string, ext: string, head: string, artifacts: readonly E
  * `AGENTS-3.md`, … beside it, and AGENTS.md ends with an "Also noted" line naming each of
  * those files (which the agent can open) and the titles they hold.
  */
-function fitAgents(all: readonly Item[], options: RuleExportOptions): ExportedRuleFile[] {
+function fitAgents(all: readonly Item[], options: RuleExportOptions, file = 'AGENTS.md'): ExportedRuleFile[] {
+  const stem = file.replace(/\.md$/, '');
   const { count, budget } = options;
   const order = keepOrder(options.priority ?? DEFAULT_TYPE_PRIORITY);
   const items = [...all].sort((a, b) => order(a.artifact, b.artifact));
   const groupOf = new Map(items.map((item) => [item.artifact, item.group]));
   const head = (index: number): string =>
-    index === 0 ? `${HEADER}\n\n# Project knowledge\n` : `${HEADER}\n\n# Project knowledge (continued, part ${index + 1})\n\nMore of this project's knowledge; \`AGENTS.md\` holds the most important.\n`;
+    index === 0 ? `${HEADER}\n\n# Project knowledge\n` : `${HEADER}\n\n# Project knowledge (continued, part ${index + 1})\n\nMore of this project's knowledge; \`${file}\` holds the most important.\n`;
   const render = (included: readonly Piece[], index: number, also = ''): string => {
     const parts = [head(index)];
     // Global items first, then each glob group under its own heading, keep order within.
@@ -398,12 +405,12 @@ function fitAgents(all: readonly Item[], options: RuleExportOptions): ExportedRu
   };
   // A group heading is charged to every piece of its group: conservative; the exact check fixes the rest.
   const room = budget - count(head(1)) - 24;
-  if (room < 16) throw new UserError(`A token budget of ${budget} is too small for AGENTS.md: its header alone takes ${count(head(1))} tokens.`, 'Raise the per-file budget.');
+  if (room < 16) throw new UserError(`A token budget of ${budget} is too small for ${file}: its header alone takes ${count(head(1))} tokens.`, 'Raise the per-file budget.');
   const pieces = items.flatMap((item) => piecesOf(item.artifact, item.group ? 3 : 2, room, count));
-  const pathOf = (index: number): string => (index === 0 ? 'AGENTS.md' : `AGENTS-${index + 1}.md`);
+  const pathOf = (index: number): string => (index === 0 ? file : `${stem}-${index + 1}.md`);
   const lead = 'Also noted (more project knowledge, in files beside this one; read the one that concerns your task):';
   // The shortest form names the files only; AGENTS.md keeps room for it whatever their number.
-  const compact = (files: number): string => `${lead} \`AGENTS-2.md\`${files > 2 ? ` to \`AGENTS-${files}.md\`` : ''}.\n`;
+  const compact = (files: number): string => `${lead} \`${stem}-2.md\`${files > 2 ? ` to \`${stem}-${files}.md\`` : ''}.\n`;
   // AGENTS.md keeps room for the names of up to 20 further files (and, past that, for the range).
   const names = (files: number): string => `${lead} ${Array.from({ length: files - 1 }, (_, i) => `\`${pathOf(i + 1)}\``).join(', ')}.\n`;
   const reserve = count(names(21)) >= count(compact(999)) ? names(21) : compact(999);
@@ -430,20 +437,4 @@ function fitAgents(all: readonly Item[], options: RuleExportOptions): ExportedRu
     const movedOn = index === 0 ? [...new Set(files.slice(1).flat().map((piece) => piece.artifact.id))] : [];
     return exported(pathOf(index), render(filePieces, index, index === 0 ? also : ''), filePieces, count, movedOn);
   });
-}
-
-/** `src/**\/*.{ts,tsx}` → `src/**\/*.ts`, `src/**\/*.tsx` (Cursor splits globs on commas). */
-export function expandBraces(glob: string): string[] {
-  const open = glob.indexOf('{');
-  if (open < 0) return [glob];
-  let depth = 0;
-  for (let i = open; i < glob.length; i++) {
-    if (glob[i] === '{') depth++;
-    else if (glob[i] === '}' && --depth === 0) {
-      const options = splitOutsideBraces(glob.slice(open + 1, i));
-      if (options.length < 2) return [glob];
-      return options.flatMap((option) => expandBraces(`${glob.slice(0, open)}${option}${glob.slice(i + 1)}`));
-    }
-  }
-  return [glob];
 }

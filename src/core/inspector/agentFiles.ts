@@ -1,13 +1,16 @@
 /**
  * "What the agent will actually see": the rule and instruction files an agent loads on
- * its own in this workspace (Copilot, Cursor, Claude, AGENTS.md, Cline), which of them
- * apply to the files in play, what they cost with the same tokenizer as the ledger
- * block, and which ledger artifacts repeat them (paid for twice).
+ * its own in this workspace, which of them apply to the files in play, what they cost with
+ * the same tokenizer as the ledger block, and which ledger artifacts repeat them (paid for
+ * twice). What each file means is read from the one table of tool semantics
+ * (core/formats/ruleSemantics.ts); which tool reads which files is `AGENT_TOOL_FILES`, and
+ * `agentToolFiles` answers for one tool (the hooks leave out what their agent loads itself).
  */
 import { Minimatch } from 'minimatch';
-import { classifyRuleFile, isClineRuleOff, isLedgerGenerated, ruleFrontMatter, ruleGlobs, type RuleFileKind } from '../formats/agentRules';
+import { classifyRuleFile, isLedgerGenerated, ruleFrontMatter, type RuleFileKind, type RuleFileMatch } from '../formats/agentRules';
 import type { AgentFileOverlap, AgentFileRow, AgentFilesView } from './model';
-import { globsUnder, isEverythingGlob, normalizePath, booleanValue } from '../formats/common';
+import { globsUnder, importSource, isEverythingGlob, normalizePath } from '../formats/common';
+import { readRule, rooShadowedBy, zedRuleFile } from '../formats/ruleSemantics';
 import { contentOverlap, shingles } from './overlap';
 
 export interface LedgerItemText {
@@ -42,7 +45,56 @@ export const AGENT_FILE_GLOBS = [
   '.cline/rules/*.md',
   '.cline/rules/*.markdown',
   '.cline/rules/*.txt',
+  '**/.kiro/steering/**/*.md',
+  '**/.windsurf/rules/**/*.md',
+  '**/.windsurfrules',
+  '**/GEMINI.md',
+  '.junie/guidelines.md',
+  '**/.continue/rules/**/*.md',
+  '.roo/rules/**',
+  '.roo/rules-*/**',
+  '.roorules',
+  '.roorules-*',
+  '.amazonq/rules/**/*.md',
+  '.augment/rules/**/*.md',
+  '.augment-guidelines',
+  '.rules',
+  '**/.*/skills/**/SKILL.md',
 ] as const;
+
+/** The agent tools this model knows what they load on their own. */
+export const AGENT_TOOLS = ['claude', 'codex', 'copilot', 'cursor', 'gemini', 'cline', 'kiro', 'windsurf', 'junie', 'continue', 'roo', 'amazonq', 'augment', 'zed'] as const;
+export type AgentTool = (typeof AGENT_TOOLS)[number];
+
+/**
+ * The kinds of file each tool reads on its own, as its documentation says (docs/formats.md);
+ * Zed reads one file of its first-match list instead (`zedRuleFile`). Skills only from the
+ * tool's own skill folders (`SKILL_FOLDERS`).
+ */
+export const AGENT_TOOL_FILES: Readonly<Record<AgentTool, readonly RuleFileKind[]>> = {
+  claude: ['claude-md', 'claude-rules', 'skill'],
+  codex: ['agents-md', 'skill'],
+  copilot: ['copilot-global', 'copilot-instructions', 'agents-md', 'skill'],
+  cursor: ['cursor-mdc', 'cursor-legacy', 'agents-md'],
+  gemini: ['gemini-md', 'skill'],
+  cline: ['cline'],
+  kiro: ['kiro-steering'],
+  windsurf: ['windsurf-rule', 'windsurf-legacy', 'agents-md'],
+  junie: ['junie'],
+  continue: ['continue-rule'],
+  roo: ['roo-rule', 'roo-mode-rule', 'roo-legacy'],
+  amazonq: ['amazonq-rule'],
+  augment: ['augment-rule', 'augment-legacy', 'claude-md', 'agents-md'],
+  zed: [],
+};
+
+/** The skill folders each tool reads (Agent Skills `SKILL.md`), relative to the workspace. */
+const SKILL_FOLDERS: Readonly<Partial<Record<AgentTool, readonly string[]>>> = {
+  claude: ['.claude/skills/'],
+  codex: ['.agents/skills/', '.codex/skills/'],
+  copilot: ['.github/skills/', '.claude/skills/', '.agents/skills/'],
+  gemini: ['.gemini/skills/', '.agents/skills/'],
+};
 
 function matcher(globs: readonly string[]): (path: string) => boolean {
   const compiled = globs.map((g) => new Minimatch(g, { dot: true }));
@@ -58,47 +110,86 @@ interface Applicability {
   why: string;
 }
 
-function applicability(kind: RuleFileKind, appliesTo: string, data: Record<string, unknown>, active: readonly string[]): Applicability {
-  const folderRule = (what: string): Applicability => {
-    if (appliesTo === '') return { applies: true, why: `${what} loads it for every request` };
-    const hit = under(appliesTo, active);
-    return hit ? { applies: true, why: `${what} loads it for files under ${appliesTo}/ (${hit})` } : { applies: false, why: `applies under ${appliesTo}/ only; no file in play there` };
+/**
+ * Whether the file's own tool loads it for the files in play, and why. `workspacePaths` are
+ * the workspace's files (for Roo Code's `.roorules` fallback and Zed's first-match list).
+ */
+function applicability(path: string, match: RuleFileMatch, data: Record<string, unknown>, active: readonly string[], workspacePaths: readonly string[]): Applicability {
+  const reading = readRule(match, data);
+  const tool = reading.tool;
+  const shadow = rooShadowedBy(match, path, workspacePaths);
+  if (shadow) return { applies: false, why: `Roo Code reads ${shadow} instead (.roorules only where .roo/rules is empty)` };
+  const regex = reading.regex ? ` if the file's text matches ${reading.regex.map((r) => `/${r}/`).join(' or ')}` : '';
+  const folderRule = (): Applicability => {
+    if (match.appliesTo === '') return { applies: true, why: `${tool} loads it for every request${regex}` };
+    const hit = under(match.appliesTo, active);
+    return hit ? { applies: true, why: `${tool} loads it for files under ${match.appliesTo}/ (${hit})${regex}` } : { applies: false, why: `applies under ${match.appliesTo}/ only; no file in play there` };
   };
-  const globRule = (globs: string[], what: string, none: Applicability): Applicability => {
-    if (globs.length === 0) return none;
-    if (globs.some(isEverythingGlob)) return { applies: true, why: `${what} applies it to every file` };
-    const full = globsUnder(appliesTo, globs);
-    const match = matcher(full);
-    const hit = active.find(match);
-    return hit
-      ? { applies: true, why: `${full.join(', ')} matches ${hit}` }
-      : { applies: false, why: `${full.join(', ')} matches no file in play` };
-  };
-  switch (kind) {
-    case 'copilot-global':
-      return folderRule('Copilot');
-    case 'copilot-instructions':
-      return globRule(ruleGlobs(kind, data), 'Copilot', { applies: false, why: 'no applyTo: Copilot uses it only when attached by hand' });
-    case 'cursor-mdc':
-      if (booleanValue(data.alwaysApply) === true) return { applies: true, why: 'alwaysApply: Cursor loads it for every request' };
-      return globRule(ruleGlobs(kind, data), 'Cursor', { applies: false, why: 'neither alwaysApply nor globs: loaded on request only' });
-    case 'cursor-legacy':
-      return folderRule('Cursor');
-    case 'claude-md':
-      return folderRule('Claude Code');
-    case 'agents-md':
-      return folderRule('Agents that read AGENTS.md');
-    case 'claude-rules':
-      return globRule(ruleGlobs(kind, data), 'Claude Code', { applies: true, why: 'no paths: Claude Code loads it for every request' });
-    case 'cline':
-      if (isClineRuleOff(kind, data)) return { applies: false, why: 'paths: [] — Cline never loads it' };
-      return globRule(ruleGlobs(kind, data), 'Cline', folderRule('Cline'));
+  const activation = reading.activation;
+  switch (activation.kind) {
+    case 'always':
+      if (match.kind === 'cursor-mdc') return { applies: true, why: 'alwaysApply: Cursor loads it for every request' };
+      return folderRule();
+    case 'globs': {
+      if (activation.globs.some(isEverythingGlob)) return { applies: true, why: `${tool} applies it to every file` };
+      const full = globsUnder(match.appliesTo, activation.globs);
+      const hit = active.find(matcher(full));
+      return hit ? { applies: true, why: `${full.join(', ')} matches ${hit}${regex}` } : { applies: false, why: `${full.join(', ')} matches no file in play` };
+    }
+    case 'requested':
+      return { applies: false, why: `loaded on request only: ${tool} attaches it when the agent asks for it by its description` };
+    case 'manual':
+      return { applies: false, why: match.kind === 'copilot-instructions' ? 'no applyTo: Copilot uses it only when attached by hand' : `${tool} uses it only when attached by hand` };
+    case 'mode':
+      return { applies: false, why: `Roo Code loads it in its "${activation.mode}" mode only` };
+    case 'never':
+      return { applies: false, why: activation.why };
+    case 'unknown':
+      return { applies: false, why: `${activation.field} "${activation.value}" is not a value ${tool} documents: not counted as loaded` };
   }
+}
+
+/** One of the workspace's agent files as one tool reads it. */
+export interface ToolFile {
+  path: string;
+  kind: RuleFileKind;
+  /** `import:<format>:<path>`: the source of the ledger artifacts imported from this file. */
+  source: string;
+  applies: boolean;
+  why: string;
+}
+
+/**
+ * The files `tool` loads on its own for the files in play (and those it could load but does
+ * not, with why): the model the hooks use to leave out of their context what the agent
+ * already reads. Zed reads only the first file of its list at the root.
+ */
+export function agentToolFiles(tool: AgentTool, files: ReadonlyArray<{ path: string; content: string }>, activePaths: readonly string[]): ToolFile[] {
+  const active = activePaths.map(normalizePath);
+  const paths = files.map((file) => normalizePath(file.path));
+  const zed = tool === 'zed' ? zedRuleFile(paths) : null;
+  const out: ToolFile[] = [];
+  for (const file of files) {
+    const path = normalizePath(file.path);
+    const match = classifyRuleFile(path);
+    if (!match || isLedgerGenerated(file.content)) continue;
+    if (tool === 'zed') {
+      if (path !== zed) continue;
+      out.push({ path, kind: match.kind, source: importSource(match.format, path), applies: true, why: 'the first file of Zed\'s list at the root: Zed loads it for every request' });
+      continue;
+    }
+    if (!AGENT_TOOL_FILES[tool].includes(match.kind)) continue;
+    if (match.kind === 'skill' && !(SKILL_FOLDERS[tool] ?? []).some((folder) => path.slice(match.appliesTo === '' ? 0 : match.appliesTo.length + 1).startsWith(folder))) continue;
+    const front = ruleFrontMatter(match.kind, file.content);
+    out.push({ path, kind: match.kind, source: importSource(match.format, path), ...applicability(path, match, front.data, active, paths) });
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 export function agentFilesView(input: AgentFilesInput): AgentFilesView {
   const active = input.activePaths.map(normalizePath);
   const prepared = input.included.map((item) => ({ item, shingles: shingles(item.body) }));
+  const workspacePaths = input.files.map((file) => normalizePath(file.path));
   const files: AgentFileRow[] = [];
   for (const file of [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const path = normalizePath(file.path);
@@ -111,7 +202,7 @@ export function agentFilesView(input: AgentFilesInput): AgentFilesView {
       continue;
     }
     const front = ruleFrontMatter(match.kind, file.content);
-    const { applies, why } = applicability(match.kind, match.appliesTo, front.data, active);
+    const { applies, why } = applicability(path, match, front.data, active, workspacePaths);
     const content = shingles(front.body);
     const overlaps: AgentFileOverlap[] = [];
     for (const item of prepared) {

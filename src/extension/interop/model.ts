@@ -3,7 +3,7 @@
  * formats, the dry-run summary and the result line of an import.
  */
 import type { ImportFormat } from '../../core/formats/common';
-import type { RuleTarget } from '../../core/formats/ruleExport';
+import { RULE_TARGET_NAMES, RULE_TARGETS, type RuleTarget } from '../../core/formats/ruleTargets';
 import { mergeResults } from '../../core/formats/detect';
 import type { Skipped } from '../../core/formats/common';
 import type { FormatReport, ParsedImport } from '../../node/folderImport';
@@ -16,13 +16,24 @@ export const FORMAT_LABELS: Readonly<Record<ImportFormat, string>> = {
   claude: 'CLAUDE.md and .claude/rules',
   'agents-md': 'AGENTS.md',
   cline: 'Cline rules (.clinerules, .cline/rules)',
+  kiro: 'Kiro steering (.kiro/steering)',
+  windsurf: 'Windsurf rules (.windsurf/rules, .windsurfrules)',
+  gemini: 'GEMINI.md',
+  junie: 'Junie guidelines (.junie/guidelines.md)',
+  continue: 'Continue rules (.continue/rules)',
+  roo: 'Roo Code rules (.roo/rules, .roorules)',
+  amazonq: 'Amazon Q rules (.amazonq/rules)',
+  augment: 'Augment rules (.augment/rules, .augment-guidelines)',
+  zed: 'Zed .rules',
+  skills: 'Agent Skills (SKILL.md)',
 };
 
-export const TARGET_LABELS: Readonly<Record<RuleTarget, { label: string; where: string }>> = {
-  copilot: { label: 'Copilot instructions', where: '.github/instructions/context-ledger-*.instructions.md' },
-  cursor: { label: 'Cursor rules', where: '.cursor/rules/context-ledger-*.mdc' },
-  'agents-md': { label: 'AGENTS.md', where: 'AGENTS.md at the folder root' },
-};
+export const TARGET_LABELS: Readonly<Record<RuleTarget, { label: string; where: string }>> = Object.fromEntries(
+  RULE_TARGET_NAMES.map((target) => {
+    const spec = RULE_TARGETS[target];
+    return [target, { label: spec.label, where: spec.layout === 'single' ? `${spec.file} at the folder root` : `${spec.folder}/context-ledger-*${spec.ext}` }];
+  }),
+) as Record<RuleTarget, { label: string; where: string }>;
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;

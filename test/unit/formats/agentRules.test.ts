@@ -142,7 +142,7 @@ describe('CLAUDE.md, AGENTS.md, .clinerules, .claude/rules', () => {
   });
 
   it('handles empty input, empty files and unknown files', () => {
-    assert.deepEqual(parseAgentRules([]), { artifacts: [], skipped: [] });
+    assert.deepEqual(parseAgentRules([]), { artifacts: [], skipped: [], became: [] });
     const result = parseAgentRules([
       { path: 'CLAUDE.md', content: '' },
       { path: 'README.md', content: '# Hi' },

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
+import { Minimatch } from 'minimatch';
 import { detectFormats, KNOWLEDGE_FILE_GLOB } from '../../../src/core/formats/detect';
 import type { LedgerStore } from '../../../src/core/store';
 import { applyImport, parseImportSources, scanImportSources } from '../../../src/node/folderImport';
@@ -50,12 +51,14 @@ describe('knowledge-file refresh (the VS Code watcher)', () => {
       'web/.cursor/rules/b.md', '.cursorrules', '.clinerules', '.clinerules/style.txt', '.clinerules/x.md',
       '.cline/rules/x.md', '.cline/rules/notes.markdown', '.cline/rules/plain.txt', 'pkg/.cline/rules/y.md',
       'docs/adr/0001-use-sqlite.md', 'docs/decisions/0002-x.MD', '.context/DECISIONS.md', '.context/decisions/retries.md',
+      '.kiro/steering/tech.md', 'web/.kiro/steering/ui.md', '.windsurf/rules/a.md', '.windsurfrules', 'GEMINI.md', 'pkg/GEMINI.md',
+      '.junie/guidelines.md', '.continue/rules/x.md', '.roo/rules/a.md', '.roo/rules-code/b.xml', '.roo/rules/notes',
+      '.roorules', '.roorules-code', '.amazonq/rules/a.md', '.augment/rules/a.md', '.augment-guidelines', '.rules',
+      '.claude/skills/review/SKILL.md', '.agents/skills/x/SKILL.md',
     ];
-    const names = /^\*\*\/\{(.+)\}$/.exec(KNOWLEDGE_FILE_GLOB)![1]!.split(',');
-    const matches = (file: string): boolean => {
-      const base = file.slice(file.lastIndexOf('/') + 1);
-      return names.some((n) => (n.startsWith('*') ? base.endsWith(n.slice(1)) : base === n));
-    };
+    // As the watcher's glob matches (VS Code globs: `**/` then one `{…}` group of alternatives).
+    const matcher = new Minimatch(KNOWLEDGE_FILE_GLOB, { dot: true });
+    const matches = (file: string): boolean => matcher.match(file);
     for (const file of samples) {
       assert.ok(detectFormats([file]).length > 0, `${file} is discovered`);
       assert.ok(matches(file), `${file} matches ${KNOWLEDGE_FILE_GLOB}`);
