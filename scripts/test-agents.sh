@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-agents.sh
+rm -rf out/test/agents # a renamed or deleted test must not run from a stale build
 npx tsc -p tsconfig.agents.json
 [[ -f dist/cli.js ]] || npm run build
 start=$SECONDS

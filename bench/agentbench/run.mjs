@@ -108,8 +108,32 @@ function exportedArtifacts(dir, out) {
   return [...latest.values()];
 }
 
+/**
+ * The links a repository's SOURCES.md names ("`web/CLAUDE.md` (symlink to `AGENTS.md`)") that a copy
+ * of the set holds as plain files with the target's name as their text (the shared realbench copy
+ * does, for langfuse): made links again, as they are in the repository, so the agent reads them as
+ * it would there.
+ */
+function restoreLinks(repoDir, dir) {
+  const sources = path.join(repoDir, 'SOURCES.md');
+  if (!fs.existsSync(sources)) return 0;
+  let restored = 0;
+  for (const m of fs.readFileSync(sources, 'utf8').matchAll(/`([^`\s]+)` \(symlink to `([^`\s]+)`\)/g)) {
+    const [, rel, target] = m;
+    const full = path.join(dir, rel);
+    const st = fs.lstatSync(full, { throwIfNoEntry: false });
+    if (!st?.isFile() || fs.readFileSync(full, 'utf8').trim() !== target) continue;
+    fs.rmSync(full);
+    fs.symlinkSync(target, full);
+    restored += 1;
+  }
+  return restored;
+}
+
 async function runOnce({ h, rb, task, filesRoot, mode, hook, opts, workDir }) {
-  const ws = h.createWorkspace({ copyFrom: filesRoot, git: true });
+  const ws = h.createWorkspace({ copyFrom: filesRoot });
+  restoreLinks(path.dirname(filesRoot), ws.dir);
+  h.commitAll(ws);
   const [first, ...others] = task.paths;
   // The other changed paths exist as empty files, as in realbench; the first is the one the model
   // writes (a new file: Claude Code's Write of an existing file needs a Read first).
