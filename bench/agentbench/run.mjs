@@ -15,7 +15,7 @@
 //
 // Usage (from the project root):
 //   npm run build && node bench/agentbench/run.mjs [--sets realbench,devset] [--tasks id,id]
-//        [--hook auto|product|prototype] [--prompt-budget N] [--write-budget N]
+//        [--hook auto|product|prototype] [--fresh] [--hook-timeout-ms N] [--prompt-budget N] [--write-budget N]
 //        [--shared DIR] [--work DIR] [--json FILE] [--verbose]
 // Deterministic for a given product build and Claude Code version (the scripted model is; the
 // product's hook builds at the current time, as a user's would).
@@ -34,7 +34,7 @@ const TARGET_GAIN = 0.15;
 const TARGET_ADDED = 8000;
 
 function parseArgs(argv) {
-  const o = { sets: ['realbench', 'devset'], hook: 'auto', promptBudget: 2000, writeBudget: 2000, work: path.join(os.tmpdir(), 'agentbench-work'), verbose: false };
+  const o = { sets: ['realbench', 'devset'], hook: 'auto', promptBudget: 2000, writeBudget: 2000, hookTimeoutMs: 30_000, work: path.join(os.tmpdir(), 'agentbench-work'), verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -46,10 +46,12 @@ function parseArgs(argv) {
     else if (a === '--hook') o.hook = next();
     else if (a === '--prompt-budget') o.promptBudget = Number(next());
     else if (a === '--write-budget') o.writeBudget = Number(next());
+    else if (a === '--hook-timeout-ms') o.hookTimeoutMs = Number(next());
     else if (a === '--shared') o.shared = path.resolve(next());
     else if (a === '--work') o.work = path.resolve(next());
     else if (a === '--json') o.json = path.resolve(next());
     else if (a === '--verbose') o.verbose = true;
+    else if (a === '--fresh') o.fresh = true;
     else if (a === '-h' || a === '--help') {
       console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 22).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
       process.exit(0);
@@ -78,18 +80,23 @@ function productHasHooks() {
   return r.status === 0 && /claude/i.test(r.stdout + r.stderr);
 }
 
-/** Puts the ledger in the agent's loop in `dir`; returns a note on how. */
+/**
+ * Puts the ledger in the agent's loop in `dir`. The ledger is first made from the repository's files
+ * with `import-folder .`, the documented first step (with `--fresh`, the product's first hook has
+ * to build it on its own, as on a fresh clone).
+ */
 function installLedger(dir, hook, opts) {
+  const db = path.join(dir, '.context-ledger', 'ledger.db');
+  if (hook === 'prototype' || !opts.fresh) {
+    fs.mkdirSync(path.dirname(db), { recursive: true });
+    const r = cli(['import-folder', '.', '--db', db], dir);
+    if (r.status !== 0) throw new Error(`import-folder failed: ${r.stderr}`);
+  }
   if (hook === 'product') {
     const r = cli(['hooks', 'install', 'claude-code'], dir);
     if (r.status !== 0) throw new Error(`hooks install claude-code failed: ${r.stderr || r.stdout}`);
     return;
   }
-  // The prototype needs a built ledger; the product's first hook builds it on its own.
-  const db = path.join(dir, '.context-ledger', 'ledger.db');
-  fs.mkdirSync(path.dirname(db), { recursive: true });
-  const r = cli(['import-folder', '.', '--db', db], dir);
-  if (r.status !== 0) throw new Error(`import-folder failed: ${r.stderr}`);
   const command = `node ${PROTOTYPE_HOOK} ${CLI} ${opts.promptBudget} ${opts.writeBudget}`;
   const settings = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }], PreToolUse: [{ matcher: 'Write|Edit|MultiEdit', hooks: [{ type: 'command', command }] }] } };
   fs.mkdirSync(path.join(dir, '.claude'), { recursive: true });
@@ -130,6 +137,17 @@ function restoreLinks(repoDir, dir) {
   return restored;
 }
 
+/** What each of the product's hooks did in this workspace (its hook log): event, outcome, tokens, ms. */
+function hookLog(dir, home) {
+  const r = spawnSync(process.execPath, [CLI, 'hook', '--last', '50', '--format', 'json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: home } });
+  if (r.status !== 0) return [];
+  try {
+    return JSON.parse(r.stdout).entries.map((e) => ({ event: e.event, outcome: e.outcome, tokens: e.tokens ?? 0, ms: e.ms, ...(e.detail ? { detail: e.detail } : {}) }));
+  } catch {
+    return [];
+  }
+}
+
 async function runOnce({ h, rb, task, filesRoot, mode, hook, opts, workDir }) {
   const ws = h.createWorkspace({ copyFrom: filesRoot });
   restoreLinks(path.dirname(filesRoot), ws.dir);
@@ -149,7 +167,11 @@ async function runOnce({ h, rb, task, filesRoot, mode, hook, opts, workDir }) {
     if (mode === 'ledger') installLedger(ws.dir, hook, opts);
     model = await h.startScriptedModel([{ write: { file_path: target, content: 'placeholder\n' } }, { text: 'Done.' }]);
     const prompt = `${task.title}\n\n${task.description}`;
-    const run = await h.runClaude({ workspace: ws, baseUrl: model.url, prompt, timeoutMs: 240_000 });
+    // The product's hook gives up after 4 s by default (CONTEXT_LEDGER_HOOK_TIMEOUT_MS): on a machine
+    // shared by many processes that is a matter of load, not of the ledger, so the bench allows more
+    // and reports each hook's time from the hook log instead.
+    const env = { CONTEXT_LEDGER_HOOK_TIMEOUT_MS: String(opts.hookTimeoutMs) };
+    const run = await h.runClaude({ workspace: ws, baseUrl: model.url, prompt, timeoutMs: 240_000, env });
     const requests = model.mainRequests();
     const last = requests[requests.length - 1];
     const text = h.requestText(last);
@@ -160,7 +182,8 @@ async function runOnce({ h, rb, task, filesRoot, mode, hook, opts, workDir }) {
     fs.mkdirSync(workDir, { recursive: true });
     fs.writeFileSync(path.join(workDir, `${mode}-last-request.txt`), text);
     const artifacts = mode === 'ledger' ? exportedArtifacts(ws.dir, path.join(workDir, 'artifacts.jsonl')) : [];
-    return { text, tokens: rb.countTokens(text), ms: run.ms, failures, artifacts };
+    const hooks = mode === 'ledger' && hook === 'product' ? hookLog(ws.dir, ws.home) : [];
+    return { text, tokens: rb.countTokens(text), ms: run.ms, failures, artifacts, hooks };
   } finally {
     await model?.close();
     ws.dispose();
@@ -189,12 +212,12 @@ async function runSet(name, { h, opts, shared, hook, stageRoot }) {
       try {
         r = await runOnce({ h, rb, task, filesRoot, mode, hook, opts, workDir });
       } catch (e) {
-        r = { text: '', tokens: 0, ms: 0, failures: [e.message], artifacts: [] };
+        r = { text: '', tokens: 0, ms: 0, failures: [e.message], artifacts: [], hooks: [] };
       }
       const mapped = rb.mapArtifacts(r.artifacts, byRepo.get(task.repo));
       const artifactUnits = new Map([...mapped].map(([id, us]) => [id, us.map((u) => `${task.repo}::${u}`)]));
       const s = rb.scoreContext({ text: r.text, graded, unitsById: keyed, artifactUnits, strip });
-      row[mode] = { score: s.score, tokens: r.tokens, ms: r.ms, failures: r.failures, credits: s.credits };
+      row[mode] = { score: s.score, tokens: r.tokens, ms: r.ms, failures: r.failures, credits: s.credits, ...(mode === 'ledger' ? { hooks: r.hooks } : {}) };
     }
     row.added = row.ledger.tokens - row.native.tokens;
     row.failed = row.native.failures.length > 0 || row.ledger.failures.length > 0;
@@ -202,6 +225,7 @@ async function runSet(name, { h, opts, shared, hook, stageRoot }) {
     if (opts.verbose || row.failed) {
       console.log(
         `${name.padEnd(9)} ${task.id.padEnd(10)} native ${f3(row.native.score)} (${row.native.tokens} tok, ${row.native.ms} ms)  ledger ${f3(row.ledger.score)} (+${row.added} tok, ${row.ledger.ms} ms)  diff ${signed(row.ledger.score - row.native.score)}` +
+          (row.ledger.hooks.length ? `  hooks ${row.ledger.hooks.map((e) => `${e.event}:${e.outcome === 'added' ? e.tokens : e.outcome}/${e.ms}ms`).join(' ')}` : '') +
           (row.failed ? `  FAILED: ${[...row.native.failures, ...row.ledger.failures].join('; ')}` : ''),
       );
     }
@@ -221,6 +245,15 @@ function report(name, rows) {
     `  ${label.padEnd(34)} ${f3(mean(rs.map((r) => r.native.score)))}   ${f3(mean(rs.map((r) => r.ledger.score)))}   ${signed(mean(rs.map((r) => r.ledger.score - r.native.score))).padStart(6)}         ${Math.max(0, ...rs.map((r) => r.added))}`;
   console.log(line('all (failed runs left out)', ok));
   for (const repo of [...new Set(ok.map((r) => r.repo))]) console.log(line(`  ${repo}`, ok.filter((r) => r.repo === repo)));
+  const events = [...new Set(ok.flatMap((r) => r.ledger.hooks.map((e) => e.event)))];
+  for (const ev of events) {
+    const es = ok.flatMap((r) => r.ledger.hooks.filter((e) => e.event === ev));
+    const outcomes = {};
+    for (const e of es) outcomes[e.outcome] = (outcomes[e.outcome] ?? 0) + 1;
+    const added = es.filter((e) => e.outcome === 'added');
+    const ms = es.map((e) => e.ms).sort((a, b) => a - b);
+    console.log(`  hook ${ev}: ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}; tokens added mean ${Math.round(mean(added.map((e) => e.tokens)) || 0)}, max ${Math.max(0, ...added.map((e) => e.tokens))}; time median ${ms[Math.floor(ms.length / 2)] ?? 0} ms, max ${ms[ms.length - 1] ?? 0} ms`);
+  }
   const verdict = (good) => (good ? 'met' : 'NOT met');
   console.log(`  targets: difference ${signed(l - n)} >= +${TARGET_GAIN} ${verdict(l - n >= TARGET_GAIN)}; max added ${maxAdded} <= ${TARGET_ADDED} ${verdict(maxAdded <= TARGET_ADDED)}; failed runs ${failed} ${verdict(failed === 0)}`);
   return { set: name, tasks: rows.length, native: n, ledger: l, difference: l - n, maxAdded, failed };
