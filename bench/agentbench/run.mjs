@@ -15,7 +15,8 @@
 //
 // Usage (from the project root):
 //   npm run build && node bench/agentbench/run.mjs [--sets realbench,devset] [--tasks id,id]
-//        [--hook auto|product|prototype] [--fresh] [--hook-timeout-ms N] [--prompt-budget N] [--write-budget N]
+//        [--hook auto|product|prototype] [--fresh] [--event-budgets session-start=N,prompt=N,pre-write=N]
+//        [--hook-timeout-ms N] [--prompt-budget N] [--write-budget N] (the last two: prototype only)
 //        [--shared DIR] [--work DIR] [--json FILE] [--verbose]
 // Deterministic for a given product build and Claude Code version (the scripted model is; the
 // product's hook builds at the current time, as a user's would).
@@ -52,8 +53,10 @@ function parseArgs(argv) {
     else if (a === '--json') o.json = path.resolve(next());
     else if (a === '--verbose') o.verbose = true;
     else if (a === '--fresh') o.fresh = true;
+    else if (a === '--event-budgets') o.eventBudgets = Object.fromEntries(next().split(',').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)]));
     else if (a === '-h' || a === '--help') {
-      console.log(fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1, 22).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      const header = fs.readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1);
+      console.log(header.slice(0, header.findIndex((l) => !l.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -95,12 +98,34 @@ function installLedger(dir, hook, opts) {
   if (hook === 'product') {
     const r = cli(['hooks', 'install', 'claude-code'], dir);
     if (r.status !== 0) throw new Error(`hooks install claude-code failed: ${r.stderr || r.stdout}`);
+    if (opts.eventBudgets) setEventBudgets(path.join(dir, '.claude', 'settings.local.json'), opts.eventBudgets);
     return;
   }
   const command = `node ${PROTOTYPE_HOOK} ${CLI} ${opts.promptBudget} ${opts.writeBudget}`;
   const settings = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }], PreToolUse: [{ matcher: 'Write|Edit|MultiEdit', hooks: [{ type: 'command', command }] }] } };
   fs.mkdirSync(path.join(dir, '.claude'), { recursive: true });
   fs.writeFileSync(path.join(dir, '.claude', 'settings.local.json'), JSON.stringify(settings, null, 2));
+}
+
+/**
+ * `--event-budgets session-start=1500,prompt=2000`: gives each named hook command `--budget N`, or
+ * takes it out of the settings for 0, so per-event budgets can be measured without a rebuild.
+ */
+function setEventBudgets(file, budgets) {
+  const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const [name, groups] of Object.entries(settings.hooks ?? {})) {
+    settings.hooks[name] = groups
+      .map((g) => ({
+        ...g,
+        hooks: g.hooks.flatMap((hk) => {
+          const event = / hook ([a-z-]+) /.exec(hk.command)?.[1];
+          if (event === undefined || budgets[event] === undefined) return [hk];
+          return budgets[event] === 0 ? [] : [{ ...hk, command: `${hk.command} --budget ${budgets[event]}` }];
+        }),
+      }))
+      .filter((g) => g.hooks.length > 0);
+  }
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2));
 }
 
 /** The ledger's artifacts in `dir` (for realbench's preview credit), or none when it has no ledger. */
@@ -275,8 +300,9 @@ async function main() {
   const hook = opts.hook === 'auto' ? (productHasHooks() ? 'product' : 'prototype') : opts.hook;
   if (hook === 'product' && !productHasHooks()) throw new Error('--hook product: this build has no `hooks install claude-code`');
   const commit = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: PROJECT, encoding: 'utf8' }).stdout.trim();
+  const budgets = opts.eventBudgets ? `, event budgets ${Object.entries(opts.eventBudgets).map(([k, v]) => `${k}=${v}`).join(' ')}` : ', default event budgets';
   console.log(
-    `agentbench: Claude Code ${h.CLAUDE_CODE_VERSION}, product ${commit}, ledger via ${hook === 'product' ? '`hooks install claude-code`' : `the prototype hook (prompt budget ${opts.promptBudget}, write budget ${opts.writeBudget})`}`,
+    `agentbench: Claude Code ${h.CLAUDE_CODE_VERSION}, product ${commit}, ledger via ${hook === 'product' ? `\`hooks install claude-code\`${budgets}` : `the prototype hook (prompt budget ${opts.promptBudget}, write budget ${opts.writeBudget})`}`,
   );
   fs.rmSync(opts.work, { recursive: true, force: true });
   const stageRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'agentbench-stage-'));
@@ -292,7 +318,7 @@ async function main() {
     fs.rmSync(stageRoot, { recursive: true, force: true });
   }
   if (opts.json) {
-    fs.writeFileSync(opts.json, JSON.stringify({ generated: new Date().toISOString(), commit, claudeCode: h.CLAUDE_CODE_VERSION, hook, promptBudget: opts.promptBudget, writeBudget: opts.writeBudget, summaries, rows }, null, 1));
+    fs.writeFileSync(opts.json, JSON.stringify({ generated: new Date().toISOString(), commit, claudeCode: h.CLAUDE_CODE_VERSION, hook, eventBudgets: opts.eventBudgets, promptBudget: opts.promptBudget, writeBudget: opts.writeBudget, summaries, rows }, null, 1));
   }
   console.log(`\nLast requests per task and run: ${opts.work}`);
   if (rows.some((r) => r.failed)) process.exitCode = 1;
