@@ -98,7 +98,7 @@ function installLedger(dir, hook, opts) {
   if (hook === 'product') {
     const r = cli(['hooks', 'install', 'claude-code'], dir);
     if (r.status !== 0) throw new Error(`hooks install claude-code failed: ${r.stderr || r.stdout}`);
-    if (opts.eventBudgets) setEventBudgets(path.join(dir, '.claude', 'settings.local.json'), opts.eventBudgets);
+    tuneHooks(path.join(dir, '.claude', 'settings.local.json'), opts);
     return;
   }
   const command = `node ${PROTOTYPE_HOOK} ${CLI} ${opts.promptBudget} ${opts.writeBudget}`;
@@ -108,19 +108,25 @@ function installLedger(dir, hook, opts) {
 }
 
 /**
- * `--event-budgets session-start=1500,prompt=2000`: gives each named hook command `--budget N`, or
- * takes it out of the settings for 0, so per-event budgets can be measured without a rebuild.
+ * Adjusts the installed hook commands: `--event-budgets session-start=1500,prompt=2000` gives each
+ * named one `--budget N` (0 takes it out), so per-event budgets can be measured without a rebuild;
+ * and Claude Code's own timeout for each hook (10 s as installed) is raised to the bench's hook
+ * bound, so that load on a shared machine cannot cut an answer off (hook times are reported).
  */
-function setEventBudgets(file, budgets) {
+function tuneHooks(file, opts) {
   const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const budgets = opts.eventBudgets ?? {};
+  const seconds = Math.ceil(opts.hookTimeoutMs / 1000) + 5;
   for (const [name, groups] of Object.entries(settings.hooks ?? {})) {
     settings.hooks[name] = groups
       .map((g) => ({
         ...g,
         hooks: g.hooks.flatMap((hk) => {
           const event = / hook ([a-z-]+) /.exec(hk.command)?.[1];
-          if (event === undefined || budgets[event] === undefined) return [hk];
-          return budgets[event] === 0 ? [] : [{ ...hk, command: `${hk.command} --budget ${budgets[event]}` }];
+          if (event === undefined) return [hk];
+          if (budgets[event] === 0) return [];
+          const command = budgets[event] === undefined ? hk.command : `${hk.command} --budget ${budgets[event]}`;
+          return [{ ...hk, command, timeout: Math.max(hk.timeout ?? 0, seconds) }];
         }),
       }))
       .filter((g) => g.hooks.length > 0);
