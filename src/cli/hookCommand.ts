@@ -105,6 +105,10 @@ async function runHook(context: CommandContext, agent: HookAgent, event: HookEve
         return 0;
       }
     }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      finish(noOutput(agent), base('bad-payload', 'stdin is JSON but not an object: not a hook payload'), workspace);
+      return 0;
+    }
     const payload = readPayload(parsed);
     if (payload.cwd !== undefined) workspace = payload.cwd;
     const budget = stringOption(context.options, 'budget');

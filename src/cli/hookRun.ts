@@ -17,6 +17,7 @@ import { UserError } from '../core/model';
 import { defaultDatabasePath } from '../node/files';
 import { type HookLogEntry, pruneHookSessions, readHookSession, writeHookSession } from '../node/hooks/hookFiles';
 import { LEDGER_FOLDER } from '../node/ledgerFolder';
+import { mirrorHasFiles } from '../node/mirrorState';
 import { withRead } from './commandContext';
 
 export interface HookJob {
@@ -133,6 +134,11 @@ export async function runHookJob(job: HookJob): Promise<HookAnswer> {
   if (job.event === 'pre-write' && file === undefined) {
     return { output: '', workspace, entry: entry('nothing', { detail: job.payload.filePath === undefined ? 'no file in the payload' : `${job.payload.filePath} is outside the workspace` }) };
   }
+  // No ledger and no mirror to build one from: nothing to open (and no ledger folder to make).
+  const found = job.db === undefined ? defaultDatabasePath(agentCwd) : undefined;
+  if (found !== undefined && !found.found && !mirrorHasFiles(found.file)) {
+    return { output: '', workspace, entry: entry('no-ledger', { detail: `No ledger from ${agentCwd} up: run \`context-ledger import-folder\` (or \`init\`) in the project.` }) };
+  }
   const sessionId = job.payload.sessionId;
   const session = (sessionId !== undefined ? readHookSession(workspace, job.agent, sessionId) : undefined) ?? newSession(now);
   const cwdRelative = insideWorkspace(workspace, agentCwd, '.') ?? '';
@@ -148,15 +154,7 @@ export async function runHookJob(job: HookJob): Promise<HookAnswer> {
     native: nativelyLoaded({ agent: job.agent, cwd: cwdRelative, paths, ...(job.agent === 'codex' ? { loadedPart: codexLoadedParts(workspace, cwdRelative) } : {}) }),
   };
   const context = { options: job.db !== undefined ? { db: job.db } : {}, positionals: [], cwd: agentCwd, out: () => undefined, err: (text: string) => void notes.push(text) };
-  let built: Awaited<ReturnType<typeof buildWithin>>;
-  try {
-    built = await withRead(context, (store) => buildWithin(store, input, job, file, CONTEXT_CHAR_LIMIT[job.agent]));
-  } catch (error) {
-    if (error instanceof UserError && /^No ledger database/.test(error.message)) {
-      return { output: '', workspace, entry: entry('no-ledger', { detail: `${error.message} ${error.hint ?? ''}`.trim() }) };
-    }
-    throw error;
-  }
+  const built = await withRead(context, (store) => buildWithin(store, input, job, file, CONTEXT_CHAR_LIMIT[job.agent]));
   if (sessionId !== undefined) {
     writeHookSession(workspace, job.agent, sessionId, afterAnswer(input, built.result, now));
     if (job.event === 'session-start') pruneHookSessions(workspace, now);

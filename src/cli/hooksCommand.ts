@@ -11,6 +11,7 @@ import { HOOK_AGENTS, type HookAgent, isHookAgent } from '../core/hooks/agents';
 import { type ConfigChange, INSTALLED_EVENTS, installHooks, uninstallHooks } from '../core/hooks/hookConfig';
 import { UserError } from '../core/model';
 import { defaultDatabasePath } from '../node/files';
+import { excludeFromGit } from '../node/git';
 import { mirrorHasFiles } from '../node/mirrorState';
 import { type Command, type CommandContext, isJson, printJson, workspaceOf } from './commandContext';
 
@@ -80,15 +81,19 @@ function change(context: CommandContext, install: boolean): void {
         entries.map((e) => ({ ...e, command: hookCommandLine(agent, e.event, shared), timeout: AGENT_TIMEOUT_SECONDS })),
       )
     : uninstallHooks(before, relative, agent);
+  let hidden: string | undefined;
   if (result.changes.length > 0) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, result.text);
+    // The person's own settings stay out of commits, as the agent itself keeps them (Claude Code ignores settings.local.json in git).
+    if (!shared && install && excludeFromGit(workspace, relative, "the person's own agent settings, not for commits") === 'excluded') hidden = relative;
   }
   const ledger = defaultDatabasePath(workspace);
   const noLedger = install && !ledger.found && !mirrorHasFiles(ledger.file);
   if (isJson(context)) return printJson(context, { file, changes: result.changes, ...(install ? { ledger: !noLedger } : {}) });
   if (result.changes.length === 0) context.out(install ? `${relative}: the ledger's hooks for ${agent} are in place already; nothing changed.` : `${relative}: no hook of the ledger's for ${agent}; nothing changed.`);
   else context.out([`${relative}:`, ...result.changes.map(describe)].join('\n'));
+  if (hidden !== undefined) context.out(`Listed ${hidden} in .git/info/exclude, so git leaves it out.`);
   if (install && !shared && result.changes.length > 0) context.out(`Yours alone (${relative} is not committed). \`hooks install ${agent} --shared\` writes ${files.shared} for the whole team.`);
   if (noLedger) context.err(`No ledger here yet: the hooks add nothing until there is one. Bring in the knowledge this project keeps with \`context-ledger import-folder\`.`);
 }
