@@ -10,9 +10,9 @@ import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { assembleContext } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble/types';
-import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, type HookPayload, hookOutput } from '../core/hooks/agents';
+import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, type HookPayload, forgetsAtNextPrompt, hookOutput, writeMoment } from '../core/hooks/agents';
 import { cappedParts, nativelyLoaded } from '../core/hooks/nativeLoading';
-import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, hookRequest, newSession } from '../core/hooks/session';
+import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, forgetTurnContext, hookRequest, newSession } from '../core/hooks/session';
 import { UserError } from '../core/model';
 import { defaultDatabasePath } from '../node/files';
 import { type HookLogEntry, pruneHookSessions, readHookSession, writeHookSession } from '../node/hooks/hookFiles';
@@ -92,7 +92,7 @@ function codexLoadedParts(workspace: string, cwdRelative: string): (p: string) =
 }
 
 function header(job: HookJob, result: AssembleResult, file: string | undefined): string {
-  const what = job.event === 'pre-write' && file !== undefined ? `for ${file}, about to be written` : EVENT_WORDS[job.event];
+  const what = job.event === 'pre-write' && file !== undefined ? `for ${file}, ${writeMoment(job.agent) === 'before' ? 'about to be written' : 'just written'}` : EVENT_WORDS[job.event];
   const lines = [`Project knowledge from Context Ledger ${what} (${result.tokensUsed} tokens; what ${AGENT_NAMES[job.agent]} loads itself and what this session already received are left out).`];
   if (result.items.some((i) => i.mode !== 'full')) lines.push(`An item cut short ends in ledger://artifact/<id>: \`${job.showCommand} show <id>\` prints it whole.`);
   return `${lines.join('\n')}\n\n`;
@@ -140,7 +140,8 @@ export async function runHookJob(job: HookJob): Promise<HookAnswer> {
     return { output: '', workspace, entry: entry('no-ledger', { detail: `No ledger from ${agentCwd} up: run \`context-ledger import-folder\` (or \`init\`) in the project.` }) };
   }
   const sessionId = job.payload.sessionId;
-  const session = (sessionId !== undefined ? readHookSession(workspace, job.agent, sessionId) : undefined) ?? newSession(now);
+  const stored = (sessionId !== undefined ? readHookSession(workspace, job.agent, sessionId) : undefined) ?? newSession(now);
+  const session = job.event === 'prompt' ? forgetTurnContext(stored, forgetsAtNextPrompt(job.agent)) : stored;
   const cwdRelative = insideWorkspace(workspace, agentCwd, '.') ?? '';
   const changedFiles = job.event === 'session-start' ? await import('../node/git.js').then((g) => g.branchFiles(workspace)).catch(() => []) : undefined;
   const paths = [...session.files, ...(file !== undefined ? [file] : []), ...(changedFiles ?? [])];

@@ -15,17 +15,24 @@ import { excludeFromGit } from '../node/git';
 import { mirrorHasFiles } from '../node/mirrorState';
 import { type Command, type CommandContext, isJson, printJson, workspaceOf } from './commandContext';
 
-/** Seconds each agent gives the hook command: far above the hook's own 4 s bound, so the agent never kills it mid-answer. */
-const AGENT_TIMEOUT_SECONDS = 10;
+/**
+ * How long each agent lets the hook command run, in its own unit (Claude Code: seconds,
+ * Gemini CLI: milliseconds): 10 s, far above the hook's own 4 s bound, so the agent never
+ * kills it mid-answer.
+ */
+const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, 'gemini-cli': 10_000 };
 
-/** Where each agent reads project hooks: the person's own file, and the committed one. */
+/**
+ * Where each agent reads project hooks: the person's own file, and the committed one. Gemini
+ * CLI has one project file for both: yours is it kept out of git; a committed one takes `--shared`.
+ */
 const CONFIG_FILES: Readonly<Partial<Record<HookAgent, { local: string; shared: string }>>> = {
   'claude-code': { local: '.claude/settings.local.json', shared: '.claude/settings.json' },
+  'gemini-cli': { local: '.gemini/settings.json', shared: '.gemini/settings.json' },
 };
 
 const UNSUPPORTED: Readonly<Partial<Record<HookAgent, string>>> = {
-  codex: 'Codex runs hooks only with its `codex_hooks` feature turned on, and its hook output could not be verified to reach the model here yet',
-  'gemini-cli': "Gemini CLI's hooks are not verified against its binary here yet",
+  codex: 'Codex 0.171 runs a project hook only after a person trusts it in its /hooks view, and never in `codex exec`: not verified to reach the model here yet',
   'copilot-cli': "Copilot CLI does not pass a hook's output to the model (only a preToolUse permission decision is read)",
 };
 
@@ -72,13 +79,17 @@ function change(context: CommandContext, install: boolean): void {
   const relative = shared ? files.shared : files.local;
   const file = path.join(workspace, relative);
   refuseLinks(workspace, file);
+  // One file for both: a committed one must not get this machine's absolute paths.
+  if (install && !shared && files.local === files.shared && fs.existsSync(file) && excludeFromGit(workspace, relative, "the person's own agent settings, not for commits") === 'tracked') {
+    throw new UserError(`${relative} is committed: your own hooks would carry this machine's paths to the team; nothing was changed.`, `Run \`context-ledger hooks install ${agent} --shared\` to change the committed file for everyone.`);
+  }
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   const result = install
     ? installHooks(
         before,
         relative,
         agent,
-        entries.map((e) => ({ ...e, command: hookCommandLine(agent, e.event, shared), timeout: AGENT_TIMEOUT_SECONDS })),
+        entries.map((e) => ({ ...e, command: hookCommandLine(agent, e.event, shared), timeout: AGENT_TIMEOUT[agent] ?? 10 })),
       )
     : uninstallHooks(before, relative, agent);
   let hidden: string | undefined;
@@ -100,7 +111,7 @@ function change(context: CommandContext, install: boolean): void {
 
 export const hooksCommand: Command = {
   name: 'hooks',
-  summary: "Install or uninstall the ledger's hooks in an agent's project settings (Claude Code).",
+  summary: "Install or uninstall the ledger's hooks in an agent's project settings (Claude Code, Gemini CLI).",
   usage: `context-ledger hooks install|uninstall <${HOOK_AGENTS.join('|')}> [--shared]`,
   positionals: [2, 2],
   options: {
