@@ -141,12 +141,9 @@ async function fromServer(script: string, job: HookJob): Promise<HookAnswer | un
   if (!serverEnabled() || job.db !== undefined || !defaultDatabasePath(jobCwd(job)).found) return undefined;
   const workspace = jobWorkspace(job);
   const socket = socketPathFor(workspace, script);
-  try {
-    const answer = await askServer(socket, job);
-    if (answer !== undefined) return answer;
-  } catch {
-    return undefined; // A server that failed this job: the hook answers itself.
-  }
+  // A server's error is the answer (logged, the agent's no-op): the server ends on it, and the next hook starts afresh.
+  const answer = await askServer(socket, job);
+  if (answer !== undefined) return answer;
   startServer(script, workspace);
   return undefined;
 }

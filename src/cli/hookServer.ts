@@ -87,7 +87,11 @@ export async function serveHooks(context: CommandContext, script: string): Promi
       queue = answered.catch(() => undefined);
       answered.then(
         (answer) => connection.end(`${JSON.stringify({ answer })}\n`),
-        (error: unknown) => connection.end(`${JSON.stringify({ error: error instanceof Error ? error.message : String(error) })}\n`),
+        (error: unknown) => {
+          // A ledger that failed to read (replaced by a corrupt file, moved): this server's copy is not to be trusted further.
+          const message = error instanceof Error ? error.message : String(error);
+          connection.end(`${JSON.stringify({ error: message })}\n`, () => stop(`a hook failed: ${message}`));
+        },
       );
     });
     connection.on('error', () => undefined);
