@@ -14,7 +14,8 @@ import { UserError } from '../core/model';
 import { type HookLogEntry, appendHookLog, readHookLog } from '../node/hooks/hookFiles';
 import { stringOption } from './args';
 import { type Command, type CommandContext, isJson, printJson } from './commandContext';
-import type { HookAnswer, HookJob } from './hookRun';
+import { type HookAnswer, type HookJob, askServer, jobCwd, jobWorkspace, serverEnabled, socketPathFor, startServer } from './hookClient';
+import { defaultDatabasePath } from '../node/files';
 
 /** Well under every agent's own hook timeout (Claude Code 60 s, Copilot CLI 30 s, Gemini CLI 60 s). */
 export const DEFAULT_HOOK_TIMEOUT_MS = 4000;
@@ -105,6 +106,10 @@ async function runHook(context: CommandContext, agent: HookAgent, event: HookEve
         return 0;
       }
     }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      finish(noOutput(agent), base('bad-payload', 'stdin is JSON but not an object: not a hook payload'), workspace);
+      return 0;
+    }
     const payload = readPayload(parsed);
     if (payload.cwd !== undefined) workspace = payload.cwd;
     const budget = stringOption(context.options, 'budget');
@@ -118,7 +123,7 @@ async function runHook(context: CommandContext, agent: HookAgent, event: HookEve
       ...(budget !== undefined ? { budget: parseBudget(budget) } : {}),
     };
     const script = cliScript();
-    const answer = script !== undefined ? await inWorker(script, job) : await (await import('./hookRun.js')).runHookJob(job);
+    const answer = (script !== undefined ? await fromServer(script, job) : undefined) ?? (script !== undefined ? await inWorker(script, job) : await (await import('./hookRun.js')).runHookJob(job));
     finish(answer.output === '' ? noOutput(agent) : answer.output, answer.entry, answer.workspace);
   } catch (error) {
     finish(noOutput(agent), base('error', error instanceof Error ? error.message : String(error)), workspace);
@@ -126,6 +131,21 @@ async function runHook(context: CommandContext, agent: HookAgent, event: HookEve
     clearTimeout(timer);
   }
   return 0;
+}
+
+/**
+ * The workspace's warm server answers when it runs (hookServer.ts); when none does, the hook
+ * answers itself and starts one for the next hooks. Only where there is a ledger to keep.
+ */
+async function fromServer(script: string, job: HookJob): Promise<HookAnswer | undefined> {
+  if (!serverEnabled() || job.db !== undefined || !defaultDatabasePath(jobCwd(job)).found) return undefined;
+  const workspace = jobWorkspace(job);
+  const socket = socketPathFor(workspace, script);
+  // A server's error is the answer (logged, the agent's no-op): the server ends on it, and the next hook starts afresh.
+  const answer = await askServer(socket, job);
+  if (answer !== undefined) return answer;
+  startServer(script, workspace);
+  return undefined;
 }
 
 function parseBudget(raw: string): number {
@@ -174,10 +194,16 @@ export const hookCommand: Command = {
   options: {
     agent: { type: 'string', value: HOOK_AGENTS.join('|'), description: 'The agent that runs the hook: its payload and output format.' },
     budget: { type: 'string', value: 'tokens', description: 'Tokens the ledger may add at this event (defaults in docs/hooks.md).' },
+    serve: { type: 'boolean', description: 'Run the warm server that answers this workspace’s hooks (started by the first hook; see docs/hooks.md).' },
     last: { type: 'boolean', description: 'Print the newest entries of the hook log (`hook --last [<n>]`, default 20): what each hook added, or why it added nothing.' },
   },
   details: 'Reads the payload on stdin, prints the hook output on stdout, always exits 0. Set up with `context-ledger hooks install <agent>`; the reference is docs/hooks.md.',
   async run(context) {
+    if (context.options.serve === true) {
+      const script = cliScript();
+      if (script === undefined) throw new UserError('The hook server runs from the built CLI (dist/cli.js).');
+      return (await import('./hookServer.js')).serveHooks(context, script);
+    }
     if (context.options.last === true) {
       showLog(context);
       return 0;

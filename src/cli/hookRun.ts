@@ -10,32 +10,18 @@ import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { assembleContext } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble/types';
-import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, type HookPayload, hookOutput } from '../core/hooks/agents';
+import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, forgetsAtNextPrompt, hookOutput, writeMoment } from '../core/hooks/agents';
 import { cappedParts, nativelyLoaded } from '../core/hooks/nativeLoading';
-import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, hookRequest, newSession } from '../core/hooks/session';
+import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, forgetTurnContext, hookRequest, newSession } from '../core/hooks/session';
 import { UserError } from '../core/model';
 import { defaultDatabasePath } from '../node/files';
 import { type HookLogEntry, pruneHookSessions, readHookSession, writeHookSession } from '../node/hooks/hookFiles';
-import { LEDGER_FOLDER } from '../node/ledgerFolder';
-import { withRead } from './commandContext';
+import { mirrorHasFiles } from '../node/mirrorState';
+import type { LedgerStore } from '../core/store';
+import { type CommandContext, withRead } from './commandContext';
+import { type HookAnswer, type HookJob, jobCwd, jobWorkspace } from './hookClient';
 
-export interface HookJob {
-  agent: HookAgent;
-  event: HookEvent;
-  payload: HookPayload;
-  /** The hook process's own folder: the agent's `cwd` in the payload wins when it is a folder. */
-  cwd: string;
-  db?: string;
-  budget?: number;
-  /** How a model can fetch an item cut short: the command that runs this CLI. */
-  showCommand: string;
-}
-
-export interface HookAnswer {
-  output: string;
-  entry: HookLogEntry;
-  workspace?: string;
-}
+export type { HookAnswer, HookJob } from './hookClient';
 
 const EVENT_WORDS: Readonly<Record<HookEvent, string>> = {
   'session-start': 'for this session',
@@ -45,24 +31,6 @@ const EVENT_WORDS: Readonly<Record<HookEvent, string>> = {
 };
 
 const AGENT_NAMES: Readonly<Record<HookAgent, string>> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI', 'copilot-cli': 'Copilot CLI' };
-
-function isFolder(dir: string): boolean {
-  try {
-    return fs.statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** The workspace: the folder holding the ledger found from the agent's folder up, else that folder. */
-function workspaceOf(cwd: string, db: string | undefined): string {
-  if (db !== undefined) {
-    const folder = path.dirname(path.resolve(cwd, db));
-    return path.basename(folder) === LEDGER_FOLDER ? path.dirname(folder) : cwd;
-  }
-  const found = defaultDatabasePath(cwd);
-  return found.found ? path.dirname(path.dirname(found.file)) : path.resolve(cwd);
-}
 
 /** A workspace-relative path for a file the agent names, or undefined outside the workspace (never followed). */
 function insideWorkspace(workspace: string, cwd: string, file: string): string | undefined {
@@ -91,7 +59,7 @@ function codexLoadedParts(workspace: string, cwdRelative: string): (p: string) =
 }
 
 function header(job: HookJob, result: AssembleResult, file: string | undefined): string {
-  const what = job.event === 'pre-write' && file !== undefined ? `for ${file}, about to be written` : EVENT_WORDS[job.event];
+  const what = job.event === 'pre-write' && file !== undefined ? `for ${file}, ${writeMoment(job.agent) === 'before' ? 'about to be written' : 'just written'}` : EVENT_WORDS[job.event];
   const lines = [`Project knowledge from Context Ledger ${what} (${result.tokensUsed} tokens; what ${AGENT_NAMES[job.agent]} loads itself and what this session already received are left out).`];
   if (result.items.some((i) => i.mode !== 'full')) lines.push(`An item cut short ends in ledger://artifact/<id>: \`${job.showCommand} show <id>\` prints it whole.`);
   return `${lines.join('\n')}\n\n`;
@@ -101,7 +69,7 @@ function header(job: HookJob, result: AssembleResult, file: string | undefined):
  * Builds within the budget, then within the agent's character limit: a text over the limit
  * (dense Markdown counts fewer characters to a token) is built again at a budget scaled down to fit.
  */
-async function buildWithin(store: Parameters<typeof assembleContext>[0], input: HookBuildInput, job: HookJob, file: string | undefined, limit: number) {
+async function buildWithin(store: LedgerStore, input: HookBuildInput, job: HookJob, file: string | undefined, limit: number) {
   let budget = input.budget;
   for (let attempt = 0; attempt < 3; attempt++) {
     const result = await assembleContext(store, hookRequest({ ...input, budget }));
@@ -113,11 +81,14 @@ async function buildWithin(store: Parameters<typeof assembleContext>[0], input: 
   return { result: undefined, text: '' };
 }
 
-export async function runHookJob(job: HookJob): Promise<HookAnswer> {
+/** Reads the ledger for one answer: by default opened and closed again (`withRead`); the hook server passes its kept ledger. */
+export type LedgerReader = <T>(context: CommandContext, fn: (store: LedgerStore) => Promise<T>) => Promise<T>;
+
+export async function runHookJob(job: HookJob, read: LedgerReader = withRead): Promise<HookAnswer> {
   const started = performance.now();
   const now = new Date();
-  const agentCwd = job.payload.cwd !== undefined && path.isAbsolute(job.payload.cwd) && isFolder(job.payload.cwd) ? job.payload.cwd : job.cwd;
-  const workspace = workspaceOf(agentCwd, job.db);
+  const agentCwd = jobCwd(job);
+  const workspace = jobWorkspace(job);
   const entry = (outcome: HookLogEntry['outcome'], more: Partial<HookLogEntry> = {}): HookLogEntry => ({
     at: now.toISOString(),
     agent: job.agent,
@@ -133,8 +104,14 @@ export async function runHookJob(job: HookJob): Promise<HookAnswer> {
   if (job.event === 'pre-write' && file === undefined) {
     return { output: '', workspace, entry: entry('nothing', { detail: job.payload.filePath === undefined ? 'no file in the payload' : `${job.payload.filePath} is outside the workspace` }) };
   }
+  // No ledger and no mirror to build one from: nothing to open (and no ledger folder to make).
+  const found = job.db === undefined ? defaultDatabasePath(agentCwd) : undefined;
+  if (found !== undefined && !found.found && !mirrorHasFiles(found.file)) {
+    return { output: '', workspace, entry: entry('no-ledger', { detail: `No ledger from ${agentCwd} up: run \`context-ledger import-folder\` (or \`init\`) in the project.` }) };
+  }
   const sessionId = job.payload.sessionId;
-  const session = (sessionId !== undefined ? readHookSession(workspace, job.agent, sessionId) : undefined) ?? newSession(now);
+  const stored = (sessionId !== undefined ? readHookSession(workspace, job.agent, sessionId) : undefined) ?? newSession(now);
+  const session = job.event === 'prompt' ? forgetTurnContext(stored, forgetsAtNextPrompt(job.agent)) : stored;
   const cwdRelative = insideWorkspace(workspace, agentCwd, '.') ?? '';
   const changedFiles = job.event === 'session-start' ? await import('../node/git.js').then((g) => g.branchFiles(workspace)).catch(() => []) : undefined;
   const paths = [...session.files, ...(file !== undefined ? [file] : []), ...(changedFiles ?? [])];
@@ -147,16 +124,8 @@ export async function runHookJob(job: HookJob): Promise<HookAnswer> {
     ...(changedFiles !== undefined ? { changedFiles } : {}),
     native: nativelyLoaded({ agent: job.agent, cwd: cwdRelative, paths, ...(job.agent === 'codex' ? { loadedPart: codexLoadedParts(workspace, cwdRelative) } : {}) }),
   };
-  const context = { options: job.db !== undefined ? { db: job.db } : {}, positionals: [], cwd: agentCwd, out: () => undefined, err: (text: string) => void notes.push(text) };
-  let built: Awaited<ReturnType<typeof buildWithin>>;
-  try {
-    built = await withRead(context, (store) => buildWithin(store, input, job, file, CONTEXT_CHAR_LIMIT[job.agent]));
-  } catch (error) {
-    if (error instanceof UserError && /^No ledger database/.test(error.message)) {
-      return { output: '', workspace, entry: entry('no-ledger', { detail: `${error.message} ${error.hint ?? ''}`.trim() }) };
-    }
-    throw error;
-  }
+  const context: CommandContext = { options: job.db !== undefined ? { db: job.db } : {}, positionals: [], cwd: agentCwd, out: () => undefined, err: (text: string) => void notes.push(text) };
+  const built = await read(context, (store) => buildWithin(store, input, job, file, CONTEXT_CHAR_LIMIT[job.agent]));
   if (sessionId !== undefined) {
     writeHookSession(workspace, job.agent, sessionId, afterAnswer(input, built.result, now));
     if (job.event === 'session-start') pruneHookSessions(workspace, now);

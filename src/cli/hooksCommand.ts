@@ -11,20 +11,28 @@ import { HOOK_AGENTS, type HookAgent, isHookAgent } from '../core/hooks/agents';
 import { type ConfigChange, INSTALLED_EVENTS, installHooks, uninstallHooks } from '../core/hooks/hookConfig';
 import { UserError } from '../core/model';
 import { defaultDatabasePath } from '../node/files';
+import { excludeFromGit } from '../node/git';
 import { mirrorHasFiles } from '../node/mirrorState';
 import { type Command, type CommandContext, isJson, printJson, workspaceOf } from './commandContext';
 
-/** Seconds each agent gives the hook command: far above the hook's own 4 s bound, so the agent never kills it mid-answer. */
-const AGENT_TIMEOUT_SECONDS = 10;
+/**
+ * How long each agent lets the hook command run, in its own unit (Claude Code: seconds,
+ * Gemini CLI: milliseconds): 10 s, far above the hook's own 4 s bound, so the agent never
+ * kills it mid-answer.
+ */
+const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, 'gemini-cli': 10_000 };
 
-/** Where each agent reads project hooks: the person's own file, and the committed one. */
+/**
+ * Where each agent reads project hooks: the person's own file, and the committed one. Gemini
+ * CLI has one project file for both: yours is it kept out of git; a committed one takes `--shared`.
+ */
 const CONFIG_FILES: Readonly<Partial<Record<HookAgent, { local: string; shared: string }>>> = {
   'claude-code': { local: '.claude/settings.local.json', shared: '.claude/settings.json' },
+  'gemini-cli': { local: '.gemini/settings.json', shared: '.gemini/settings.json' },
 };
 
 const UNSUPPORTED: Readonly<Partial<Record<HookAgent, string>>> = {
-  codex: 'Codex runs hooks only with its `codex_hooks` feature turned on, and its hook output could not be verified to reach the model here yet',
-  'gemini-cli': "Gemini CLI's hooks are not verified against its binary here yet",
+  codex: 'Codex 0.171 runs a project hook only after a person trusts it in its /hooks view, and never in `codex exec`: not verified to reach the model here yet',
   'copilot-cli': "Copilot CLI does not pass a hook's output to the model (only a preToolUse permission decision is read)",
 };
 
@@ -71,31 +79,39 @@ function change(context: CommandContext, install: boolean): void {
   const relative = shared ? files.shared : files.local;
   const file = path.join(workspace, relative);
   refuseLinks(workspace, file);
+  // One file for both: a committed one must not get this machine's absolute paths.
+  if (install && !shared && files.local === files.shared && fs.existsSync(file) && excludeFromGit(workspace, relative, "the person's own agent settings, not for commits") === 'tracked') {
+    throw new UserError(`${relative} is committed: your own hooks would carry this machine's paths to the team; nothing was changed.`, `Run \`context-ledger hooks install ${agent} --shared\` to change the committed file for everyone.`);
+  }
   const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   const result = install
     ? installHooks(
         before,
         relative,
         agent,
-        entries.map((e) => ({ ...e, command: hookCommandLine(agent, e.event, shared), timeout: AGENT_TIMEOUT_SECONDS })),
+        entries.map((e) => ({ ...e, command: hookCommandLine(agent, e.event, shared), timeout: AGENT_TIMEOUT[agent] ?? 10 })),
       )
     : uninstallHooks(before, relative, agent);
+  let hidden: string | undefined;
   if (result.changes.length > 0) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, result.text);
+    // The person's own settings stay out of commits, as the agent itself keeps them (Claude Code ignores settings.local.json in git).
+    if (!shared && install && excludeFromGit(workspace, relative, "the person's own agent settings, not for commits") === 'excluded') hidden = relative;
   }
   const ledger = defaultDatabasePath(workspace);
   const noLedger = install && !ledger.found && !mirrorHasFiles(ledger.file);
   if (isJson(context)) return printJson(context, { file, changes: result.changes, ...(install ? { ledger: !noLedger } : {}) });
   if (result.changes.length === 0) context.out(install ? `${relative}: the ledger's hooks for ${agent} are in place already; nothing changed.` : `${relative}: no hook of the ledger's for ${agent}; nothing changed.`);
   else context.out([`${relative}:`, ...result.changes.map(describe)].join('\n'));
+  if (hidden !== undefined) context.out(`Listed ${hidden} in .git/info/exclude, so git leaves it out.`);
   if (install && !shared && result.changes.length > 0) context.out(`Yours alone (${relative} is not committed). \`hooks install ${agent} --shared\` writes ${files.shared} for the whole team.`);
   if (noLedger) context.err(`No ledger here yet: the hooks add nothing until there is one. Bring in the knowledge this project keeps with \`context-ledger import-folder\`.`);
 }
 
 export const hooksCommand: Command = {
   name: 'hooks',
-  summary: "Install or uninstall the ledger's hooks in an agent's project settings (Claude Code).",
+  summary: "Install or uninstall the ledger's hooks in an agent's project settings (Claude Code, Gemini CLI).",
   usage: `context-ledger hooks install|uninstall <${HOOK_AGENTS.join('|')}> [--shared]`,
   positionals: [2, 2],
   options: {

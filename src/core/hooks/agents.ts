@@ -79,13 +79,32 @@ export function readPayload(raw: unknown): HookPayload {
   return out;
 }
 
-/** The agent's name for each event the ledger handles (absent: the agent has no such hook that carries context). */
+/**
+ * The agent's name for each event the ledger handles (absent: the agent has no such hook that
+ * carries context). Gemini CLI's `BeforeTool` cannot add context (verified with 0.61.0): its
+ * `AfterTool` appends it to the write's result, so Gemini hears a file's rules just after the
+ * write, in time for the next edit.
+ */
 export const AGENT_EVENT_NAMES: Readonly<Record<HookAgent, Partial<Record<HookEvent, string>>>> = {
   'claude-code': { 'session-start': 'SessionStart', prompt: 'UserPromptSubmit', 'pre-write': 'PreToolUse', 'post-compact': 'SessionStart' },
   codex: { 'session-start': 'SessionStart', prompt: 'UserPromptSubmit' },
-  'gemini-cli': { 'session-start': 'SessionStart', prompt: 'BeforeAgent' },
+  'gemini-cli': { 'session-start': 'SessionStart', prompt: 'BeforeAgent', 'pre-write': 'AfterTool' },
   'copilot-cli': {},
 };
+
+/** Whether the agent hears of a written file's rules before the write, or just after it. */
+export function writeMoment(agent: HookAgent): 'before' | 'after' {
+  return agent === 'gemini-cli' ? 'after' : 'before';
+}
+
+/**
+ * Events whose context the agent keeps for one turn only: Gemini CLI appends `BeforeAgent`'s
+ * context "to the prompt for this turn only" (its hooks reference), so what a prompt got is not
+ * in the conversation at the next prompt and may be given again.
+ */
+export function forgetsAtNextPrompt(agent: HookAgent): readonly HookEvent[] {
+  return agent === 'gemini-cli' ? ['prompt'] : [];
+}
 
 /**
  * The most characters of context one hook answer may carry. Claude Code saves an

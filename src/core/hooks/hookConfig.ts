@@ -38,6 +38,7 @@ export const INSTALLED_EVENTS: Readonly<Partial<Record<HookAgent, ReadonlyArray<
   'gemini-cli': [
     { eventName: 'SessionStart', event: 'session-start' },
     { eventName: 'BeforeAgent', event: 'prompt' },
+    { eventName: 'AfterTool', matcher: 'write_file|replace', event: 'pre-write' },
   ],
   codex: [
     { eventName: 'SessionStart', event: 'session-start' },

@@ -40,6 +40,13 @@ export function parseSession(raw: unknown): HookSession | undefined {
   };
 }
 
+/** The session without what the agent no longer holds: what `events` gave (their context lasted one turn). */
+export function forgetTurnContext(session: HookSession, events: readonly HookEvent[]): HookSession {
+  if (events.length === 0) return session;
+  const given = Object.fromEntries(Object.entries(session.given).filter(([, event]) => !events.includes(event)));
+  return { ...session, given };
+}
+
 /** Default budgets in tokens per event (docs/hooks.md says how they were chosen). */
 export const DEFAULT_HOOK_BUDGETS: Readonly<Record<HookEvent, number>> = {
   'session-start': 1500,
