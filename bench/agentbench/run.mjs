@@ -173,7 +173,7 @@ function hookLog(dir, home) {
   const r = spawnSync(process.execPath, [CLI, 'hook', '--last', '50', '--format', 'json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: home } });
   if (r.status !== 0) return [];
   try {
-    return JSON.parse(r.stdout).entries.map((e) => ({ event: e.event, outcome: e.outcome, tokens: e.tokens ?? 0, ms: e.ms, ...(e.detail ? { detail: e.detail } : {}) }));
+    return JSON.parse(r.stdout).entries.map((e) => ({ event: e.event, outcome: e.outcome, tokens: e.tokens ?? 0, chars: e.chars ?? 0, ms: e.ms, ...(e.detail ? { detail: e.detail } : {}) }));
   } catch {
     return [];
   }
@@ -283,7 +283,7 @@ function report(name, rows) {
     for (const e of es) outcomes[e.outcome] = (outcomes[e.outcome] ?? 0) + 1;
     const added = es.filter((e) => e.outcome === 'added');
     const ms = es.map((e) => e.ms).sort((a, b) => a - b);
-    console.log(`  hook ${ev}: ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}; tokens added mean ${Math.round(mean(added.map((e) => e.tokens)) || 0)}, max ${Math.max(0, ...added.map((e) => e.tokens))}; time median ${ms[Math.floor(ms.length / 2)] ?? 0} ms, max ${ms[ms.length - 1] ?? 0} ms`);
+    console.log(`  hook ${ev}: ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}; tokens added mean ${Math.round(mean(added.map((e) => e.tokens)) || 0)}, max ${Math.max(0, ...added.map((e) => e.tokens))} (${Math.max(0, ...added.map((e) => e.chars ?? 0))} characters; Claude Code takes 10,000); time median ${ms[Math.floor(ms.length / 2)] ?? 0} ms, max ${ms[ms.length - 1] ?? 0} ms`);
   }
   const verdict = (good) => (good ? 'met' : 'NOT met');
   console.log(`  targets: difference ${signed(l - n)} >= +${TARGET_GAIN} ${verdict(l - n >= TARGET_GAIN)}; max added ${maxAdded} <= ${TARGET_ADDED} ${verdict(maxAdded <= TARGET_ADDED)}; failed runs ${failed} ${verdict(failed === 0)}`);
