@@ -147,3 +147,24 @@ export async function withRead<T>(context: CommandContext, fn: (store: LedgerSto
     ledger.close();
   }
 }
+
+/** A ledger kept open between reads by a long-lived process (the agent hooks' server, src/cli/hookServer.ts). */
+export interface KeptLedger {
+  readonly file: string;
+  /** Brings the ledger up to date as every command's open does (another process's write, the Markdown mirror), then reads. */
+  read<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T>;
+  close(): void;
+}
+
+export async function openKeptLedger(context: CommandContext): Promise<KeptLedger> {
+  const ledger = await openShared(context, false);
+  return {
+    file: ledger.file,
+    async read(fn) {
+      ledger.refresh();
+      if (isWorkspaceLedger(ledger.file) && mirrorHasChanges(ledger.file)) await followMirror(context, ledger);
+      return fn(ledger.store);
+    },
+    close: () => ledger.close(),
+  };
+}

@@ -263,7 +263,7 @@ export function lastCommitAuthors(folder: string, files: readonly string[]): Map
  * already, 'tracked' when it is committed (an exclude cannot hide that), and undefined
  * when `root` is in no repository.
  */
-export function excludeFromGit(root: string, relative: string): 'excluded' | 'ignored' | 'tracked' | undefined {
+export function excludeFromGit(root: string, relative: string, why = 'its auto-inject file is generated, not for commits'): 'excluded' | 'ignored' | 'tracked' | undefined {
   const out = git(root, ['rev-parse', '--show-prefix', '--git-path', 'info/exclude']);
   if (out === undefined) return undefined;
   const [prefix = '', excludePath = ''] = out.split('\n');
@@ -278,7 +278,7 @@ export function excludeFromGit(root: string, relative: string): 'excluded' | 'ig
   } catch {
     // No exclude file yet.
   }
-  const text = `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}# Written by Context Ledger: its auto-inject file is generated, not for commits.\n${line}\n`;
+  const text = `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}# Written by Context Ledger: ${why}.\n${line}\n`;
   writeFileInside(path.dirname(file), file, text, "git's exclude file");
   return 'excluded';
 }

@@ -1,0 +1,121 @@
+/**
+ * The agent hooks' warm server: one background process per workspace that keeps its ledger
+ * open, so a hook answers in the time of a warm build instead of opening sql.js, reading the
+ * database and indexing every artifact again for each prompt and each write (about a second
+ * at 10,000 artifacts; npm run bench). The first hook of a workspace starts it and answers
+ * on its own; the next ones ask it over a socket only its user can open. It brings the ledger
+ * up to date before every answer (another process's write, the Markdown mirror), answers one
+ * hook at a time, and ends after 20 idle minutes, when its ledger goes away, or when the CLI
+ * that started it is rebuilt (the socket's name carries the CLI's path and time).
+ * `CONTEXT_LEDGER_HOOK_SERVER=off` turns it off: every hook then opens the ledger itself.
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import { assembleContext } from '../core/assemble';
+import { appendHookLog } from '../node/hooks/hookFiles';
+import { type CommandContext, type KeptLedger, openKeptLedger } from './commandContext';
+import { type HookJob, askServer, ensureSocketFolder, jobWorkspace, socketPathFor } from './hookClient';
+import { runHookJob } from './hookRun';
+
+const IDLE_MS = 20 * 60 * 1000;
+/** How often the server checks that its ledger is still there. */
+const CHECK_MS = 30 * 1000;
+/** A connection that sends no whole job in this time is dropped. */
+const READ_MS = 2000;
+
+function idleMs(): number {
+  const raw = Number(process.env.CONTEXT_LEDGER_HOOK_SERVER_IDLE_MS);
+  return Number.isFinite(raw) && raw > 0 ? raw : IDLE_MS;
+}
+
+async function listen(server: net.Server, socket: string, job: HookJob): Promise<boolean> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(socket, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      if (process.platform !== 'win32') fs.chmodSync(socket, 0o600);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      // Another server listens already (two first hooks at once): it serves; this one ends.
+      if ((await askServer(socket, job).catch(() => null)) !== undefined) return false;
+      fs.rmSync(socket, { force: true }); // left by a server that was killed
+    }
+  }
+  return false;
+}
+
+/** `context-ledger hook --serve`, run in the workspace: serves its hooks until idle. */
+export async function serveHooks(context: CommandContext, script: string): Promise<number> {
+  ensureSocketFolder();
+  const workspace = jobWorkspace({ agent: 'claude-code', event: 'session-start', payload: {}, cwd: context.cwd, showCommand: '' });
+  const socket = socketPathFor(workspace, script);
+  let kept: KeptLedger;
+  try {
+    kept = await openKeptLedger({ ...context, err: () => undefined });
+  } catch {
+    return 0; // No ledger to keep (yet): hooks answer on their own.
+  }
+  let queue: Promise<unknown> = Promise.resolve();
+  let idle: NodeJS.Timeout | undefined;
+  const server = net.createServer((connection) => {
+    resetIdle();
+    let data = '';
+    connection.setEncoding('utf8');
+    connection.setTimeout(READ_MS, () => connection.destroy());
+    connection.on('data', (chunk: string) => {
+      data += chunk;
+      if (!data.includes('\n')) return;
+      connection.setTimeout(0);
+      let job: HookJob;
+      try {
+        job = JSON.parse(data.slice(0, data.indexOf('\n'))) as HookJob;
+      } catch {
+        connection.end(`${JSON.stringify({ error: 'not a hook job' })}\n`);
+        return;
+      }
+      if (jobWorkspace(job) !== workspace) {
+        connection.end(`${JSON.stringify({ error: `this server answers for ${workspace} only` })}\n`);
+        return;
+      }
+      const answered = queue.then(() => runHookJob(job, (_ctx, fn) => kept.read(fn)));
+      queue = answered.catch(() => undefined);
+      answered.then(
+        (answer) => connection.end(`${JSON.stringify({ answer })}\n`),
+        (error: unknown) => {
+          // A ledger that failed to read (replaced by a corrupt file, moved): this server's copy is not to be trusted further.
+          const message = error instanceof Error ? error.message : String(error);
+          connection.end(`${JSON.stringify({ error: message })}\n`, () => stop(`a hook failed: ${message}`));
+        },
+      );
+    });
+    connection.on('error', () => undefined);
+  });
+  const stop = (why: string): void => {
+    appendHookLog(workspace, { at: new Date().toISOString(), agent: '-', event: 'server', outcome: 'nothing', ms: 0, detail: `hook server stopped: ${why}` });
+    server.close();
+    kept.close();
+    process.exit(0);
+  };
+  const resetIdle = (): void => {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(() => stop('idle'), idleMs());
+  };
+  if (!(await listen(server, socket, { agent: 'claude-code', event: 'session-start', payload: {}, cwd: workspace, showCommand: '' }))) {
+    kept.close();
+    return 0;
+  }
+  resetIdle();
+  // Warm: the first build opens the tokenizer and indexes every artifact; hooks that come meanwhile wait for it, then find it done.
+  queue = kept.read((store) => assembleContext(store, { budget: 500, log: false, task: { title: 'warm up', labels: [] }, paths: [] })).catch(() => undefined);
+  setInterval(() => {
+    if (!fs.existsSync(kept.file)) stop('its ledger is gone');
+  }, CHECK_MS).unref();
+  process.on('SIGTERM', () => stop('terminated'));
+  return new Promise<number>(() => undefined);
+}

@@ -1,0 +1,176 @@
+/**
+ * `context-ledger hook` and `hooks install` as the real CLI process an agent runs: every way
+ * it can go wrong gives the agent nothing to trip on (exit 0, its no-op) and the user a reason
+ * in the log.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { CLI, tempDir } from '../helpers';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cwd: string, args: string[], input = '', env: Record<string, string> = {}): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: path.join(cwd, '..', 'home'), XDG_STATE_HOME: '', ...env } });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function ok(cwd: string, args: string[]): string {
+  const r = run(cwd, args);
+  assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A workspace with a ledger: a rule for src/payments, a global decision, a pinned rule, and an imported CLAUDE.md. */
+function workspace(): string {
+  const dir = path.join(tempDir('ledger-hooks-'), 'project');
+  fs.mkdirSync(path.join(dir, 'src', 'payments'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'CLAUDE.md'), '# Project\n\nClaude-only rule: answer in English (marker CLAUDE-1).\n');
+  ok(dir, ['init']);
+  ok(dir, ['import-folder']);
+  ok(dir, ['add', '--type', 'convention', '--title', 'Payment calls carry an idempotency key', '--body', 'Marker PAY-RULE-1 — für Zahlungen.', '--scope', 'path', '--path', 'src/payments/**']);
+  ok(dir, ['add', '--type', 'decision', '--title', 'Refunds go back to the card within 5 days', '--body', 'Marker REFUND-DECISION-1.']);
+  ok(dir, ['add', '--type', 'convention', '--title', 'Money is integer cents', '--body', 'Marker MONEY-PIN-1.', '--pinned']);
+  return dir;
+}
+
+function context(stdout: string): string {
+  if (stdout.trim() === '') return '';
+  const output = JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string; permissionDecision?: string } };
+  assert.equal(output.hookSpecificOutput.permissionDecision, undefined, 'a hook that only adds context never decides a permission');
+  return output.hookSpecificOutput.additionalContext;
+}
+
+function lastLog(cwd: string): { outcome: string; detail?: string; event: string } {
+  const { entries } = JSON.parse(ok(cwd, ['hook', '--last', '1', '--format', 'json'])) as { entries: Array<{ outcome: string; detail?: string; event: string }> };
+  assert.equal(entries.length, 1);
+  return entries[0]!;
+}
+
+test('a session: the prompt gets its context, the next prompt only what is new, a write the file’s rule, compaction the rules again; CLAUDE.md never', () => {
+  const dir = workspace();
+  const base = { session_id: 'sess-ünï', cwd: dir };
+  const start = context(run(dir, ['hook', 'session-start', '--agent', 'claude-code'], JSON.stringify({ ...base, source: 'startup' })).stdout);
+  assert.match(start, /MONEY-PIN-1/, 'the pinned rule is standing knowledge');
+  const prompt = context(run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ ...base, prompt: 'Refund a cancelled booking to the card' })).stdout);
+  assert.match(prompt, /REFUND-DECISION-1/);
+  assert.doesNotMatch(prompt, /MONEY-PIN-1/, 'given at session start already');
+  assert.doesNotMatch(`${start}${prompt}`, /CLAUDE-1/, 'Claude Code loads CLAUDE.md itself');
+  const again = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ ...base, prompt: 'Refund a cancelled booking to the card' }));
+  assert.equal(again.code, 0);
+  assert.equal(again.stdout, '', 'nothing new for the same prompt: no output at all');
+  assert.equal(lastLog(dir).outcome, 'nothing');
+  const write = context(run(dir, ['hook', 'pre-write', '--agent', 'claude-code'], JSON.stringify({ ...base, tool_name: 'Write', tool_input: { file_path: path.join(dir, 'src/payments/refund.ts'), content: 'x' } })).stdout);
+  assert.match(write, /PAY-RULE-1 — für Zahlungen/);
+  assert.match(write, /src\/payments\/refund\.ts/);
+  assert.doesNotMatch(write, /REFUND-DECISION-1|MONEY-PIN-1/, 'a write hears only of its file');
+  const compact = context(run(dir, ['hook', 'post-compact', '--agent', 'claude-code'], JSON.stringify({ ...base, source: 'compact' })).stdout);
+  assert.match(compact, /MONEY-PIN-1/, 'the pin again after compaction');
+  assert.match(compact, /PAY-RULE-1/, 'the rule of the file in play again');
+  assert.doesNotMatch(compact, /REFUND-DECISION-1/, 'a decision is not a rule');
+  const other = context(run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: 'another', cwd: dir, prompt: 'Refund a cancelled booking to the card' })).stdout);
+  assert.match(other, /REFUND-DECISION-1/, 'another session starts from nothing');
+});
+
+test('a write outside the workspace, a hostile session id and a small budget are handled', () => {
+  const dir = workspace();
+  const outside = run(dir, ['hook', 'pre-write', '--agent', 'claude-code'], JSON.stringify({ session_id: 's', cwd: dir, tool_input: { file_path: '../../etc/passwd' } }));
+  assert.equal(outside.code, 0);
+  assert.equal(outside.stdout, '');
+  assert.match(lastLog(dir).detail ?? '', /outside the workspace/);
+  const hostile = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: '../../../escape', cwd: dir, prompt: 'Refund a booking' }));
+  assert.equal(hostile.code, 0);
+  assert.ok(!fs.existsSync(path.join(dir, '..', '..', 'escape')) && !fs.existsSync(path.join(dir, '..', 'escape.json')));
+  assert.equal(fs.readdirSync(path.join(dir, '.context-ledger', 'hooks', 'sessions')).length, 1, 'one hashed session file, inside the ledger folder');
+  const small = run(dir, ['hook', 'prompt', '--agent', 'claude-code', '--budget', '40'], JSON.stringify({ session_id: 't', cwd: dir, prompt: 'Refund a booking' }));
+  assert.equal(small.code, 0);
+  const { entries } = JSON.parse(ok(dir, ['hook', '--last', '1', '--format', 'json'])) as { entries: Array<{ tokens?: number }> };
+  assert.ok((entries[0]!.tokens ?? 0) <= 40);
+});
+
+test('bad payloads, no ledger, a corrupt ledger: exit 0, the agent’s no-op, and the reason in the log', () => {
+  const dir = workspace();
+  const bad = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], '{not json');
+  assert.deepEqual([bad.code, bad.stdout], [0, '']);
+  assert.equal(lastLog(dir).outcome, 'bad-payload');
+  const gemini = run(dir, ['hook', 'prompt', '--agent', 'gemini-cli'], '[]');
+  assert.equal(gemini.code, 0);
+  assert.equal(gemini.stdout.trim(), '{}', 'Gemini CLI reads JSON on stdout: its no-op is {}');
+
+  const empty = path.join(tempDir('ledger-hooks-none-'), 'project');
+  fs.mkdirSync(empty);
+  const none = run(empty, ['hook', 'session-start', '--agent', 'claude-code'], JSON.stringify({ session_id: 's', cwd: empty }));
+  assert.deepEqual([none.code, none.stdout], [0, '']);
+  assert.ok(!fs.existsSync(path.join(empty, '.context-ledger')), 'a hook creates no ledger folder where there is none');
+  const log = JSON.parse(run(empty, ['hook', '--last', '1', '--format', 'json']).stdout) as { file: string; entries: Array<{ outcome: string }> };
+  assert.equal(log.entries[0]!.outcome, 'no-ledger');
+  assert.ok(log.file.startsWith(path.join(empty, '..', 'home')), 'logged in the user’s state folder');
+
+  fs.writeFileSync(path.join(dir, '.context-ledger', 'ledger.db'), 'garbage, not SQLite');
+  const corrupt = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: 's', cwd: dir, prompt: 'Refund' }));
+  assert.deepEqual([corrupt.code, corrupt.stdout], [0, '']);
+  const entry = lastLog(dir);
+  assert.equal(entry.outcome, 'error');
+  assert.match(entry.detail ?? '', /not a valid ledger database/);
+});
+
+test('a hook that cannot answer in time prints nothing and exits 0 at its bound, even with stdin left open', async () => {
+  const dir = workspace();
+  const slow = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: 's', cwd: dir, prompt: 'Refund' }), { CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '1' });
+  assert.deepEqual([slow.code, slow.stdout], [0, '']);
+  assert.equal(lastLog(dir).outcome, 'timeout');
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI, 'hook', 'prompt', '--agent', 'claude-code'], { cwd: dir, env: { ...process.env, CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '500' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.stdin.destroy();
+  assert.equal(code, 0);
+  assert.equal(stdout, '');
+  assert.ok(Date.now() - started < 5000, 'ended by its bound, not by the payload it never got');
+});
+
+test('a locked ledger is still read: hooks never wait on a writer', () => {
+  const dir = workspace();
+  fs.writeFileSync(path.join(dir, '.context-ledger', 'ledger.db.lock'), JSON.stringify({ pid: process.pid, at: new Date().toISOString(), token: 'held' }));
+  const locked = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: 's', cwd: dir, prompt: 'Refund a cancelled booking' }));
+  assert.equal(locked.code, 0);
+  assert.match(context(locked.stdout), /REFUND-DECISION-1/);
+});
+
+test('hooks install writes the person’s own settings, keeps git out of them, is idempotent, refuses a broken file; uninstall leaves the user’s hooks', () => {
+  const dir = workspace();
+  spawnSync('git', ['init', '-q'], { cwd: dir });
+  const first = ok(dir, ['hooks', 'install', 'claude-code']);
+  assert.match(first, /added PreToolUse \(Write\|Edit\|MultiEdit\): .*cli\.js.* hook pre-write --agent claude-code/);
+  assert.match(first, /\.git\/info\/exclude/);
+  assert.equal(spawnSync('git', ['status', '--porcelain', '--', '.claude'], { cwd: dir, encoding: 'utf8' }).stdout, '', 'git leaves the personal settings out');
+  assert.match(ok(dir, ['hooks', 'install', 'claude-code']), /in place already; nothing changed/);
+
+  const shared = ok(dir, ['hooks', 'install', 'claude-code', '--shared']);
+  assert.match(shared, /\.claude\/settings\.json:/);
+  assert.match(fs.readFileSync(path.join(dir, '.claude', 'settings.json'), 'utf8'), /command -v context-ledger >\/dev\/null 2>&1 && context-ledger hook prompt --agent claude-code \|\| true/);
+
+  const file = path.join(dir, '.claude', 'settings.local.json');
+  const withMine = JSON.parse(fs.readFileSync(file, 'utf8')) as { hooks: Record<string, unknown[]> };
+  withMine.hooks.PreToolUse!.unshift({ matcher: 'Bash', hooks: [{ type: 'command', command: './mine.sh' }] });
+  fs.writeFileSync(file, JSON.stringify(withMine));
+  const removed = ok(dir, ['hooks', 'uninstall', 'claude-code']);
+  assert.match(removed, /removed UserPromptSubmit/);
+  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './mine.sh' }] }] } });
+
+  fs.writeFileSync(file, '{ "hooks": ');
+  const broken = run(dir, ['hooks', 'install', 'claude-code']);
+  assert.equal(broken.code, 1);
+  assert.match(broken.stderr, /settings\.local\.json does not parse .*nothing was changed/);
+  assert.equal(fs.readFileSync(file, 'utf8'), '{ "hooks": ');
+  const copilot = run(dir, ['hooks', 'install', 'copilot-cli']);
+  assert.equal(copilot.code, 1);
+  assert.match(copilot.stderr, /Copilot CLI/);
+});
