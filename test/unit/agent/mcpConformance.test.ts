@@ -4,7 +4,6 @@
  * both against the built server (dist/cli.js) on real ledger files.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,6 +18,7 @@ import { titleLine } from '../../../src/core/assemble/render';
 import { TokenCounter } from '../../../src/core/tokens';
 import { LedgerFile } from '../../../src/node/ledgerFile';
 import { CLI, cli, jsonOf, memoryStore, tempDir } from '../helpers';
+import { RawClient } from './mcpRawClient';
 
 interface Called {
   text: string;
@@ -57,66 +57,6 @@ async function connect(args: string[], cwd: string, name = 'conformance'): Promi
     },
     close: () => client.close(),
   };
-}
-
-interface RawMessage {
-  id?: number | string;
-  method?: string;
-  params?: Record<string, unknown>;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-/** A JSON-RPC client on stdio with no SDK: every message in arrival order. */
-class RawClient {
-  readonly received: RawMessage[] = [];
-  private readonly child: ChildProcessWithoutNullStreams;
-  private buffer = '';
-  private waiters: Array<() => void> = [];
-
-  constructor(args: string[], cwd: string) {
-    this.child = spawn(process.execPath, [CLI, 'mcp', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr.resume();
-    this.child.stdout.on('data', (chunk: Buffer) => {
-      this.buffer += chunk.toString();
-      let nl: number;
-      while ((nl = this.buffer.indexOf('\n')) >= 0) {
-        const line = this.buffer.slice(0, nl);
-        this.buffer = this.buffer.slice(nl + 1);
-        if (line.trim()) this.received.push(JSON.parse(line) as RawMessage);
-      }
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  send(message: Record<string, unknown>): void {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  }
-
-  async waitFor(predicate: (m: RawMessage) => boolean, timeoutMs = 60_000): Promise<RawMessage> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.find(predicate);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`timed out; received ${JSON.stringify(this.received).slice(0, 500)}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
-    }
-  }
-
-  async initialize(): Promise<RawMessage> {
-    this.send({ id: 'init', method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
-    const reply = await this.waitFor((m) => m.id === 'init');
-    this.send({ method: 'notifications/initialized' });
-    return reply;
-  }
-
-  async close(): Promise<void> {
-    this.child.stdin.end();
-    await new Promise((resolve) => this.child.once('exit', resolve));
-  }
 }
 
 function writeJsonl(file: string, rows: Array<Record<string, unknown>>): void {
@@ -262,7 +202,7 @@ describe('MCP conformance: defects', () => {
   test('a malformed tools/call is a JSON-RPC -32602 error naming the problem; the current protocol revision is offered', async () => {
     const raw = new RawClient([], dir);
     try {
-      const init = await raw.initialize();
+      const init = await raw.initialize(LATEST_PROTOCOL_VERSION);
       assert.equal(init.result?.protocolVersion, LATEST_PROTOCOL_VERSION);
       raw.send({ id: 1, method: 'tools/call', params: { arguments: {} } });
       raw.send({ id: 2, method: 'tools/call', params: { name: 'build_context', arguments: ['task'] } });
@@ -348,7 +288,7 @@ describe('MCP conformance: responsiveness (ping, cancellation, progress)', () =>
     );
     assert.equal(cli(['import', path.join(dir, 'many.jsonl')], { cwd: dir }).code, 0);
     raw = new RawClient([], dir);
-    await raw.initialize();
+    await raw.initialize(LATEST_PROTOCOL_VERSION);
   });
 
   after(async () => {

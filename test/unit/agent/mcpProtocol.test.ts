@@ -1,0 +1,201 @@
+/**
+ * The MCP server at the protocol's edges, as a raw JSON-RPC client and the official SDK
+ * client see it: error codes and messages, an answer to every request that has an id,
+ * bounded frames, whole resources, masked titles, and a server started where there is no
+ * ledger (Cline starts servers in `/`).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LATEST_PROTOCOL_VERSION, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CLI, cli, tempDir } from '../helpers';
+import { RawClient } from './mcpRawClient';
+
+const AWS_KEY = ['AKIA', 'Z3QW8RT2LMN4XP7K'].join('');
+
+function writeJsonl(file: string, rows: Array<Record<string, unknown>>): void {
+  fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+}
+
+/** A body of `chars` characters in lines, each line numbered so a lost part shows. */
+function longBody(chars: number): string {
+  const lines: string[] = [];
+  let total = 0;
+  for (let i = 0; total < chars; i++) {
+    const line = `Line ${i}: the ledger keeps every word of a long artifact — ünïcödé too.`;
+    lines.push(line);
+    total += line.length + 1;
+  }
+  return lines.join('\n').slice(0, chars);
+}
+
+describe('MCP protocol edges (raw JSON-RPC)', () => {
+  const dir = tempDir('ledger-mcp-proto-');
+  const body = longBody(250_000);
+  let raw: RawClient;
+
+  before(async () => {
+    assert.equal(cli(['init'], { cwd: dir }).code, 0);
+    writeJsonl(path.join(dir, 'seed.jsonl'), [
+      { id: 'long-one', type: 'note', title: 'A very long note', body },
+      { id: 'secret-title', type: 'note', title: `Rotate ${AWS_KEY} every quarter`, body: 'Keys rotate quarterly.' },
+      { id: 'cents', type: 'convention', title: 'Prices are integers in cents', body: 'Never floats for money.' },
+    ]);
+    const imported = cli(['import', path.join(dir, 'seed.jsonl')], { cwd: dir });
+    assert.equal(imported.code, 0, imported.stderr);
+    raw = new RawClient([], dir);
+    await raw.initialize(LATEST_PROTOCOL_VERSION);
+  });
+
+  after(async () => {
+    await raw.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an unknown tool is the JSON-RPC error -32602, not a tool result', async () => {
+    const reply = await raw.request(1, 'tools/call', { name: 'no_such_tool', arguments: {} });
+    assert.equal(reply.result, undefined, JSON.stringify(reply));
+    assert.equal(reply.error?.code, -32602);
+    assert.match(reply.error.message, /no tool "no_such_tool".*build_context/i);
+  });
+
+  test('prompts/get without a name and resources/read without a uri: -32602 in plain words', async () => {
+    const prompt = await raw.request(2, 'prompts/get', {});
+    const read = await raw.request(3, 'resources/read', {});
+    const noParams = await raw.request(4, 'resources/read');
+    for (const reply of [prompt, read, noParams]) {
+      assert.equal(reply.error?.code, -32602, JSON.stringify(reply));
+      assert.doesNotMatch(reply.error.message, /invalid_type|"code"|\[\s*\{|MCP error/);
+    }
+    assert.match(prompt.error!.message, /"params\.name"/);
+    assert.match(read.error!.message, /"params\.uri"/);
+  });
+
+  test('no error message carries "MCP error -32602:" (clients add it themselves)', async () => {
+    const replies = [
+      await raw.request(5, 'prompts/get', { name: 'nope' }),
+      await raw.request(6, 'resources/read', { uri: 'https://example.com/x' }),
+      await raw.request(7, 'resources/read', { uri: 'ledger://artifact/nope' }),
+      await raw.request(8, 'resources/list', { cursor: 'zzz' }),
+    ];
+    for (const reply of replies) {
+      assert.ok(reply.error, JSON.stringify(reply));
+      assert.doesNotMatch(reply.error.message, /MCP error/);
+    }
+  });
+
+  test('every request with an id is answered: wrong-shape params, jsonrpc 1.0, an object id, a lone "{"', async () => {
+    raw.sendLine(JSON.stringify({ jsonrpc: '2.0', id: 20, method: 'tools/list', params: 'nope' }));
+    raw.sendLine(JSON.stringify({ jsonrpc: '1.0', id: 21, method: 'ping' }));
+    raw.sendLine(JSON.stringify({ jsonrpc: '2.0', id: 22, method: 42 }));
+    const wrongParams = await raw.waitFor((m) => m.id === 20);
+    const oldVersion = await raw.waitFor((m) => m.id === 21);
+    const numberMethod = await raw.waitFor((m) => m.id === 22);
+    for (const reply of [wrongParams, oldVersion, numberMethod]) assert.equal(reply.error?.code, -32600, JSON.stringify(reply));
+    assert.match(wrongParams.error!.message, /params/);
+    assert.match(oldVersion.error!.message, /"jsonrpc": "2\.0"/);
+
+    const before = raw.received.length;
+    raw.sendLine(JSON.stringify({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }));
+    raw.sendLine('{');
+    raw.sendLine('[{"jsonrpc":"2.0","id":23,"method":"ping"}]');
+    await raw.waitFor(() => raw.received.length >= before + 3);
+    const [objectId, parse, batch] = raw.received.slice(before);
+    assert.equal(objectId!.error?.code, -32600, JSON.stringify(objectId));
+    assert.match(objectId!.error!.message, /id/);
+    assert.equal(parse!.error?.code, -32700, JSON.stringify(parse));
+    assert.equal(batch!.error?.code, -32600, JSON.stringify(batch));
+    // Every line is a well-formed JSON-RPC message, and the server goes on serving.
+    for (const m of raw.received) assert.equal(m.jsonrpc, '2.0');
+    assert.deepEqual((await raw.request(24, 'ping')).result, {});
+  });
+
+  test('a 50 MB line is refused with an error and the server keeps serving', async () => {
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 30, method: 'tools/call', params: { name: 'build_context', arguments: { task: 'x'.repeat(50 * 1024 * 1024) } } });
+    raw.sendLine(huge);
+    const refused = await raw.waitFor((m) => m.id === 30, 120_000);
+    assert.equal(refused.error?.code, -32600, JSON.stringify(refused));
+    assert.match(refused.error!.message, /too large|at most/i);
+    assert.deepEqual((await raw.request(31, 'ping')).result, {});
+    assert.equal(raw.exitCode, undefined, 'the server is still running');
+    const listed = await raw.request(32, 'tools/list');
+    assert.ok(Array.isArray(listed.result?.tools));
+  });
+
+  test('resources/read of a 250,000-character artifact returns all of it', async () => {
+    const reply = await raw.request(40, 'resources/read', { uri: 'ledger://artifact/long-one' });
+    const contents = reply.result?.contents as Array<{ uri: string; text: string }>;
+    assert.ok(contents, JSON.stringify(reply).slice(0, 400));
+    const text = contents.map((c) => c.text).join('');
+    assert.ok(text.includes(body), `got ${text.length} characters of a ${body.length}-character body`);
+    assert.doesNotMatch(text, /More follows|call get_artifact/);
+  });
+
+  test('resources/list masks a secret in a title, as build_context does', async () => {
+    const reply = await raw.request(50, 'resources/list');
+    const resources = reply.result?.resources as Array<{ uri: string; title: string }>;
+    const listed = resources.find((r) => r.uri === 'ledger://artifact/secret-title');
+    assert.ok(listed, JSON.stringify(resources));
+    assert.doesNotMatch(JSON.stringify(reply), new RegExp(AWS_KEY));
+    assert.match(listed.title, /Rotate .* every quarter/);
+  });
+});
+
+describe('MCP with no ledger above the working folder', () => {
+  const empty = tempDir('ledger-mcp-none-');
+  const project = tempDir('ledger-mcp-rooted-');
+
+  before(() => {
+    assert.equal(cli(['add', '--type', 'convention', '--title', 'Prices are integers in cents', '--body', 'Never floats for money.'], { cwd: project }).code, 0);
+  });
+
+  after(() => {
+    fs.rmSync(empty, { recursive: true, force: true });
+    fs.rmSync(project, { recursive: true, force: true });
+  });
+
+  test('creates nothing, says so in its instructions and in every answer, and refuses writes', async () => {
+    const raw = new RawClient([], empty);
+    try {
+      const init = await raw.initialize(LATEST_PROTOCOL_VERSION);
+      assert.match(String(init.result?.instructions), /No Context Ledger/);
+      const built = await raw.request(1, 'tools/call', { name: 'build_context', arguments: { task: 'show prices' } });
+      const created = await raw.request(2, 'tools/call', { name: 'create_artifact', arguments: { type: 'note', title: 'Lost note', body: 'Nobody would see this.' } });
+      for (const reply of [built, created]) {
+        const text = (reply.result?.content as Array<{ text: string }>)[0]!.text;
+        assert.equal(reply.result?.isError, true, JSON.stringify(reply));
+        assert.match(text, /No Context Ledger/);
+      }
+      assert.match((created.result!.content as Array<{ text: string }>)[0]!.text, /nothing was written/i);
+      const read = await raw.request(3, 'resources/read', { uri: 'ledger://artifact/x' });
+      assert.match(read.error!.message, /No Context Ledger/);
+      const prompt = await raw.request(4, 'prompts/get', { name: 'context', arguments: { task: 'show prices' } });
+      assert.match(JSON.stringify(prompt), /No Context Ledger/);
+      const listed = await raw.request(5, 'resources/list');
+      assert.deepEqual(listed.result?.resources, []);
+    } finally {
+      await raw.close();
+    }
+    assert.deepEqual(fs.readdirSync(empty), [], 'nothing was created in the working folder');
+  });
+
+  test("finds the ledger from the client's roots", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: empty, stderr: 'pipe' });
+    const client = new Client({ name: 'rooted', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(path.join(project, 'src')).href, name: 'src' }, { uri: pathToFileURL(project).href, name: 'project' }] }));
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'build_context', arguments: { task: 'show prices in cents' } });
+      const text = (result.content as Array<{ text: string }>)[0]!.text;
+      assert.notEqual(result.isError, true, text);
+      assert.match(text, /Prices are integers in cents/);
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(fs.readdirSync(empty), []);
+  });
+});
