@@ -17,7 +17,7 @@ interface LazyGroup {
  */
 const LAZY_GROUPS: readonly LazyGroup[] = [
   { names: ['build', 'explain'], load: async () => (await import('./buildCommands.js')).BUILD_COMMANDS },
-  { names: ['mcp'], load: async () => [(await import('./mcp.js')).mcpCommand] },
+  { names: ['mcp'], load: async () => [(await import('./mcp/index.js')).mcpCommand] },
   { names: ['import-folder', 'sync', 'resolve', 'which'], load: async () => (await import('./interopCommands.js')).INTEROP_COMMANDS },
 ];
 

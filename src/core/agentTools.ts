@@ -785,67 +785,78 @@ export const getArtifactTool = defineTool({
     latestId: z.string().optional().describe('When this is not the latest version: the latest one.'),
   }),
   annotations: READ_ONLY,
-  async handler(env, input) {
-    return env.ledger.read((store) => {
-      const ref = idFromRef(input.id);
-      // The whole reference first (an id, or a title, which may hold a '#': "C# style"), then <id>#<section>.
-      const { artifact, section, missing } = resolveSectionRef(ref, (id) => store.findArtifact(id));
-      if (!artifact) {
-        return errorResult(
-          `No artifact "${ref}". Use an id, ${URN_PREFIX}<id> or a title from build_context or search_artifacts, or search with search_artifacts.`,
-        );
-      }
-      if (missing) return errorResult(`${describeMissingSection(artifactUrn(artifact.id), missing)} Call get_artifact with id "${artifact.id}" for the whole text.`);
-      const latest = store.latestOfChain(artifact.chainId);
-      const notes: string[] = [];
-      const review = reviewLine(artifact);
-      if (review) notes.push(review);
-      if (latest && latest.id !== artifact.id) notes.push(`This is version ${artifact.version}; the latest is ${artifactUrn(latest.id)} (version ${latest.version}).`);
-      const next = artifact.status === 'superseded' ? successorOf(store, artifact) : undefined;
-      if (artifact.status === 'superseded') notes.push(`SUPERSEDED${successorText(env, next)}: no longer current.${next ? ' Read that one instead.' : ''}`);
-      if (artifact.status === 'archived') notes.push('ARCHIVED: no longer current.');
-      if (section) notes.push(`Section "${section.heading || 'introduction'}" (${artifactUrn(artifact.id)}#${section.slug}); the whole artifact: get_artifact with id "${artifact.id}".`);
-      // Masked before paging, so a page cut never splits a secret and offsets count the text sent.
-      const body = redacted(env, section ? section.text : artifact.body);
-      const offset = input.offset ?? 0;
-      if (offset > 0 && offset >= body.length) {
-        return errorResult(`offset ${offset} is past the end of ${artifactUrn(artifact.id)}: its body has ${body.length} characters.`);
-      }
-      const end = pageEnd(body, offset, input.limit ?? ARTIFACT_PAGE_CHARS);
-      const page = body.slice(offset, end);
-      if (offset > 0 || end < body.length) {
-        notes.push(
-          `Characters ${offset}–${end} of ${body.length}.${end < body.length ? ` More follows: call get_artifact with id "${section ? `${artifact.id}#${section.slug}` : artifact.id}" and offset ${end}.` : ' This is the end.'}`,
-        );
-      }
-      const meta = [
-        `${artifactUrn(artifact.id)} · ${artifact.type} · scope ${artifact.scope}${artifact.scope === 'task' && artifact.taskId ? ` (${artifact.taskId})` : ''}`,
-        `version ${artifact.version} · ${artifact.status}${artifact.pinned ? ' · pinned' : ''} · updated ${artifact.updatedAt}`,
-      ].join(' · ');
-      const tags = artifact.tags.map((t) => oneLine(t));
-      const lines = [`# ${oneLine(artifact.title)}`, meta];
-      if (artifact.paths.length > 0) lines.push(`Paths: ${artifact.paths.join(', ')}`);
-      if (tags.length > 0) lines.push(`Tags: ${tags.join(', ')}`);
-      for (const note of notes) lines.push(note);
-      return {
-        text: `${lines.join('\n')}\n\n${page}`.trimEnd(),
-        data: {
-          ...artifactData(env, artifact),
-          source: artifact.source,
-          scope: artifact.scope,
-          paths: artifact.paths,
-          tags,
-          text: page,
-          offset,
-          totalChars: body.length,
-          ...(end < body.length ? { nextOffset: end } : {}),
-          ...(next ? { supersededBy: { id: next.id, urn: artifactUrn(next.id), ...(next.title !== undefined ? { title: oneLine(next.title) } : {}) } } : {}),
-          ...(latest && latest.id !== artifact.id ? { latestId: latest.id } : {}),
-        },
-      };
-    });
-  },
+  handler: (env, input) => readArtifact(env, input),
 });
+
+/**
+ * One artifact as the MCP resource `ledger://artifact/<id>` gives it: all of it, however
+ * long (a client that reads only resources has no way to ask for a next page), masked.
+ */
+export async function artifactResource(env: AgentToolEnv, ref: string): Promise<AgentToolResult> {
+  return redactOutgoing(await readArtifact(env, { id: ref, limit: Number.POSITIVE_INFINITY }), redaction(env));
+}
+
+/** get_artifact's answer: one page of the artifact `input.id` names (all of it with an infinite limit). */
+function readArtifact(env: AgentToolEnv, input: { id: string; offset?: number; limit?: number }): Promise<AgentToolResult> {
+  return env.ledger.read((store) => {
+    const ref = idFromRef(input.id);
+    // The whole reference first (an id, or a title, which may hold a '#': "C# style"), then <id>#<section>.
+    const { artifact, section, missing } = resolveSectionRef(ref, (id) => store.findArtifact(id));
+    if (!artifact) {
+      return errorResult(
+        `No artifact "${ref}". Use an id, ${URN_PREFIX}<id> or a title from build_context or search_artifacts, or search with search_artifacts.`,
+      );
+    }
+    if (missing) return errorResult(`${describeMissingSection(artifactUrn(artifact.id), missing)} Call get_artifact with id "${artifact.id}" for the whole text.`);
+    const latest = store.latestOfChain(artifact.chainId);
+    const notes: string[] = [];
+    const review = reviewLine(artifact);
+    if (review) notes.push(review);
+    if (latest && latest.id !== artifact.id) notes.push(`This is version ${artifact.version}; the latest is ${artifactUrn(latest.id)} (version ${latest.version}).`);
+    const next = artifact.status === 'superseded' ? successorOf(store, artifact) : undefined;
+    if (artifact.status === 'superseded') notes.push(`SUPERSEDED${successorText(env, next)}: no longer current.${next ? ' Read that one instead.' : ''}`);
+    if (artifact.status === 'archived') notes.push('ARCHIVED: no longer current.');
+    if (section) notes.push(`Section "${section.heading || 'introduction'}" (${artifactUrn(artifact.id)}#${section.slug}); the whole artifact: get_artifact with id "${artifact.id}".`);
+    // Masked before paging, so a page cut never splits a secret and offsets count the text sent.
+    const body = redacted(env, section ? section.text : artifact.body);
+    const offset = input.offset ?? 0;
+    if (offset > 0 && offset >= body.length) {
+      return errorResult(`offset ${offset} is past the end of ${artifactUrn(artifact.id)}: its body has ${body.length} characters.`);
+    }
+    const end = pageEnd(body, offset, input.limit ?? ARTIFACT_PAGE_CHARS);
+    const page = body.slice(offset, end);
+    if (offset > 0 || end < body.length) {
+      notes.push(
+        `Characters ${offset}–${end} of ${body.length}.${end < body.length ? ` More follows: call get_artifact with id "${section ? `${artifact.id}#${section.slug}` : artifact.id}" and offset ${end}.` : ' This is the end.'}`,
+      );
+    }
+    const meta = [
+      `${artifactUrn(artifact.id)} · ${artifact.type} · scope ${artifact.scope}${artifact.scope === 'task' && artifact.taskId ? ` (${artifact.taskId})` : ''}`,
+      `version ${artifact.version} · ${artifact.status}${artifact.pinned ? ' · pinned' : ''} · updated ${artifact.updatedAt}`,
+    ].join(' · ');
+    const tags = artifact.tags.map((t) => oneLine(t));
+    const lines = [`# ${oneLine(artifact.title)}`, meta];
+    if (artifact.paths.length > 0) lines.push(`Paths: ${artifact.paths.join(', ')}`);
+    if (tags.length > 0) lines.push(`Tags: ${tags.join(', ')}`);
+    for (const note of notes) lines.push(note);
+    return {
+      text: `${lines.join('\n')}\n\n${page}`.trimEnd(),
+      data: {
+        ...artifactData(env, artifact),
+        source: artifact.source,
+        scope: artifact.scope,
+        paths: artifact.paths,
+        tags,
+        text: page,
+        offset,
+        totalChars: body.length,
+        ...(end < body.length ? { nextOffset: end } : {}),
+        ...(next ? { supersededBy: { id: next.id, urn: artifactUrn(next.id), ...(next.title !== undefined ? { title: oneLine(next.title) } : {}) } } : {}),
+        ...(latest && latest.id !== artifact.id ? { latestId: latest.id } : {}),
+      },
+    };
+  });
+}
 
 // ------------------------------------------------------------------ search_artifacts
 

@@ -106,7 +106,7 @@ describe('MCP protocol edges (raw JSON-RPC)', () => {
     await raw.waitFor(() => raw.received.length >= before + 3);
     const [objectId, parse, batch] = raw.received.slice(before);
     assert.equal(objectId!.error?.code, -32600, JSON.stringify(objectId));
-    assert.match(objectId!.error!.message, /id/);
+    assert.match(objectId!.error.message, /id/);
     assert.equal(parse!.error?.code, -32700, JSON.stringify(parse));
     assert.equal(batch!.error?.code, -32600, JSON.stringify(batch));
     // Every line is a well-formed JSON-RPC message, and the server goes on serving.
@@ -119,7 +119,7 @@ describe('MCP protocol edges (raw JSON-RPC)', () => {
     raw.sendLine(huge);
     const refused = await raw.waitFor((m) => m.id === 30, 120_000);
     assert.equal(refused.error?.code, -32600, JSON.stringify(refused));
-    assert.match(refused.error!.message, /too large|at most/i);
+    assert.match(refused.error.message, /too large|at most/i);
     assert.deepEqual((await raw.request(31, 'ping')).result, {});
     assert.equal(raw.exitCode, undefined, 'the server is still running');
     const listed = await raw.request(32, 'tools/list');
