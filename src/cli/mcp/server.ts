@@ -15,10 +15,11 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AgentToolResult, findAgentTool, MCP_TOOLS, toolJsonSchema, toolOutputJsonSchema } from '../../core/agentTools';
+import { type AgentToolResult, findAgentTool, MCP_TOOLS, toolJsonSchema } from '../../core/agentTools';
 import { artifactUrn, idFromRef, URN_PREFIX } from '../../core/model';
 import { RESOURCE_NOT_FOUND, RpcError } from './frames';
 import { PROMPTS } from './prompts';
+import { mcpOutputSchema, mcpToolResult } from './results';
 import { type ArtifactSummary, errorText, type LedgerWorker, log, type Served, type WorkerReply } from './worker';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
@@ -95,7 +96,7 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): Ser
       title: tool.title,
       description: tool.description,
       inputSchema: toolJsonSchema(tool) as { type: 'object'; [key: string]: unknown },
-      outputSchema: toolOutputJsonSchema(tool) as { type: 'object'; [key: string]: unknown },
+      outputSchema: mcpOutputSchema(tool),
       annotations: { title: tool.title, ...tool.annotations },
     })),
   }));
@@ -122,16 +123,7 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): Ser
       const first = reply.error.split('\n')[0]!.replace(/^Error: /, '');
       return { content: [{ type: 'text', text: `${name} failed inside the ledger: ${first}. Nothing was changed; you may retry once.` }], isError: true };
     }
-    const result = reply.result as AgentToolResult;
-    const content: CallToolResult['content'] = [{ type: 'text', text: result.text }];
-    // What build_context offers, as links a client can open or fetch with resources/read.
-    const items = !result.isError && tool.name === 'build_context' ? ((result.data?.items ?? []) as Array<{ id: string; urn: string; title: string }>) : [];
-    for (const item of items) content.push({ type: 'resource_link', uri: item.urn, name: item.id, title: item.title, mimeType: 'text/markdown' });
-    return {
-      content,
-      ...(result.isError ? { isError: true } : {}),
-      ...(result.data && !result.isError ? { structuredContent: result.data } : {}),
-    };
+    return mcpToolResult(tool.name, reply.result as AgentToolResult);
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({

@@ -14,6 +14,7 @@ import type { LedgerFile } from '../../node/ledgerFile';
 import { whichRules } from '../../node/whichRules';
 import { stringOption } from '../args';
 import type { CommandContext } from '../commandContext';
+import { serializedBuildContext } from './results';
 import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, unreviewedPolicy } from './ledger';
 
 export function log(text: string): void {
@@ -94,6 +95,7 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
       workspaceRoot: root.replace(/\\/g, '/'),
       assembleOptions: { unreviewed: unreviewed.policy },
       which: (file, artifacts) => renderWhichReport(whichRules(root, path.join(root, file), artifacts)),
+      delivered: serializedBuildContext,
     };
     return { file: opened.file, workspace: root, policy: unreviewed.policy, from: unreviewed.from };
   };

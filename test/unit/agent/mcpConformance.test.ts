@@ -18,6 +18,7 @@ import { titleLine } from '../../../src/core/assemble/render';
 import { TokenCounter } from '../../../src/core/tokens';
 import { LedgerFile } from '../../../src/node/ledgerFile';
 import { CLI, cli, jsonOf, memoryStore, tempDir } from '../helpers';
+import { mcpToolResult, serializedBuildContext } from '../../../src/cli/mcp/results';
 import { RawClient } from './mcpRawClient';
 
 interface Called {
@@ -103,12 +104,12 @@ describe('MCP conformance: defects', () => {
     assert.doesNotMatch(JSON.stringify(got.data), new RegExp(secret));
 
     const built = await session.call('build_context', { task: 'Rotate the deploy key in the vault', budget: 3000 });
-    assert.match(built.data?.text as string, /Deploy key lives in the vault/);
-    const items = built.data?.items as Array<{ id: string; unreviewed: boolean; urn: string }>;
-    assert.equal(items.find((i) => i.id === id)?.unreviewed, true);
-    assert.doesNotMatch(JSON.stringify(built.data), new RegExp(secret));
-    // What build_context offers is linked as resources.
-    assert.ok(built.content.some((c) => c.type === 'resource_link' && c.uri === `ledger://artifact/${id}`), JSON.stringify(built.content));
+    // build_context: the knowledge once, as text naming each item's ledger:// id; its structured part is the budget's account.
+    assert.match(built.text, /Deploy key lives in the vault/);
+    assert.deepEqual(built.content.map((c) => c.type), ['text']);
+    assert.deepEqual(Object.keys(built.data ?? {}).sort(), ['budget', 'logId', 'notes', 'tokenizer', 'tokensUsed', 'unreviewedPolicy']);
+    assert.equal(built.data?.budget, 3000);
+    assert.doesNotMatch(built.text, new RegExp(secret));
 
     const found = await session.call('search_artifacts', { query: 'deploy vault' });
     const results = found.data?.results as Array<{ id: string; snippet: string; unreviewed: boolean }>;
@@ -538,6 +539,25 @@ describe('build_context: the answer within the budget', () => {
         assert.ok(counter.count(result.text) <= budget, `budget ${budget}, paths ${paths.length}: ${counter.count(result.text)} tokens`);
         if (paths.length > 0) assert.match(result.text, /Ignored paths outside the workspace/);
       }
+    }
+  });
+
+  test('as MCP hands it over: the whole serialized tool result fits, escaping and structure included', async () => {
+    const store = await memoryStore();
+    // Line breaks, quotes and backslashes: what JSON escaping makes longer.
+    const texts = ['Retry the "webhook" with backoff:\n- first\n- second', 'C:\\ledger\\paths and "quotes"\n\n\tindented', 'Webhook 重试：最多五次，然后进入队列。\n"引号"', 'Webhooks 🔁 retry 🚦\n\n> quoted "line"'];
+    for (let i = 0; i < 40; i++) store.createArtifact({ type: 'note', title: `Webhook "retry" ${i}`, body: `${texts[i % texts.length]}\n${'Detail "x".\n'.repeat(i * 3)}` });
+    const access: LedgerAccess = { read: async (fn) => fn(store), write: (fn) => Promise.resolve(fn(store)) };
+    const env = { ledger: access, channel: 'mcp' as const, workspaceRoot: '/ws', delivered: serializedBuildContext };
+    const counter = await TokenCounter.load('o200k_base');
+    for (let budget = 100; budget <= 8000; budget += budget < 1000 ? 53 : 997) {
+      const result = await buildContextTool.run(env, { task: 'webhook retry queue', budget });
+      assert.equal(result.isError, undefined, result.text);
+      const whole = counter.count(JSON.stringify(mcpToolResult('build_context', result)));
+      assert.ok(whole <= budget, `budget ${budget}: the serialized result holds ${whole} tokens`);
+      // Fitting takes what the structure and escaping need, not more.
+      const plain = await buildContextTool.run({ ...env, delivered: undefined }, { task: 'webhook retry queue', budget });
+      if (budget >= 1000) assert.ok(counter.count(result.text) >= counter.count(plain.text) * 0.6, `budget ${budget}: ${counter.count(result.text)} of ${counter.count(plain.text)}`);
     }
   });
 });

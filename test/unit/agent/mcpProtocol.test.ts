@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LATEST_PROTOCOL_VERSION, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { TokenCounter } from '../../../src/core/tokens';
 import { CLI, cli, tempDir } from '../helpers';
 import { RawClient } from './mcpRawClient';
 
@@ -197,5 +198,48 @@ describe('MCP with no ledger above the working folder', () => {
       await client.close();
     }
     assert.deepEqual(fs.readdirSync(empty), []);
+  });
+});
+
+describe('MCP build_context within its budget as the model sees it', () => {
+  const dir = tempDir('ledger-mcp-budget-');
+
+  before(() => {
+    assert.equal(cli(['init'], { cwd: dir }).code, 0);
+    writeJsonl(
+      path.join(dir, 'seed.jsonl'),
+      Array.from({ length: 60 }, (_, i) => ({
+        id: `retry-${i}`,
+        type: i % 3 === 0 ? 'decision' : 'note',
+        title: `Webhook "retry" rule ${i}`,
+        body: `Webhook deliveries retry with backoff ("${i}").\n- step one\n- step two\n${'Detail about queues and "retries".\n'.repeat(i)}`,
+      })),
+    );
+    assert.equal(cli(['import', path.join(dir, 'seed.jsonl')], { cwd: dir }).code, 0);
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('the whole tools/call result a raw client receives fits the budget: one text, no second copy, no links', async () => {
+    const raw = new RawClient([], dir);
+    try {
+      await raw.initialize(LATEST_PROTOCOL_VERSION);
+      const counter = await TokenCounter.load('o200k_base');
+      let id = 0;
+      for (const budget of [100, 500, 2000, 4000, 8000]) {
+        const reply = await raw.request(++id, 'tools/call', { name: 'build_context', arguments: { task: 'change how webhook deliveries retry', budget } });
+        const line = raw.lines.find((l) => (JSON.parse(l) as { id?: number }).id === id)!;
+        const result = reply.result as { content: Array<{ type: string; text: string }>; structuredContent: Record<string, unknown> };
+        assert.deepEqual(result.content.map((c) => c.type), ['text']);
+        assert.equal(result.structuredContent.text, undefined);
+        if (budget >= 500) assert.match(result.content[0]!.text, /Webhook "retry" rule/);
+        const whole = counter.count(JSON.stringify(result));
+        assert.ok(whole <= budget, `budget ${budget}: the result holds ${whole} tokens`);
+        // The frame around it is the protocol's, not the answer's: a few tokens.
+        assert.ok(counter.count(line) <= budget + 20, `budget ${budget}: the line holds ${counter.count(line)} tokens`);
+      }
+    } finally {
+      await raw.close();
+    }
   });
 });
