@@ -76,7 +76,7 @@ export interface AgentToolEnv {
    * The answer as this surface hands it over, when more than its text reaches the model
    * (MCP: the serialized tool result): build_context fits all of it within the budget.
    */
-  delivered?(result: AgentToolResult): string;
+  delivered?: (result: AgentToolResult) => string;
 }
 
 export interface AgentToolResult {
