@@ -15,8 +15,7 @@ import type { Command } from '../commandContext';
 import { assertExpandedDb, assertLedgerFile, ledgerFromRoots, locateLedger, unreviewedPolicy } from './ledger';
 import { ARTIFACT_TEMPLATE, createMcpServer, ServedLedger } from './server';
 import { BoundedStdioTransport } from './stdio';
-import { watchLedger } from './watch';
-import { errorText, LedgerWorker, log, runWorker, type Served, type WorkerSetup } from './worker';
+import { errorText, LedgerWorker, log, runWorker, type Served, setLogSink, type WorkerSetup } from './worker';
 
 export { assertLedgerFile, ledgerAccess, unreviewedPolicy } from './ledger';
 
@@ -88,12 +87,13 @@ export const mcpCommand: Command = {
       await worker.close().catch(() => undefined);
       throw error;
     }
-    const server = createMcpServer(worker, ledger);
-    const unwatch: Array<() => void> = [];
+    const { server, watch } = createMcpServer(worker, ledger);
+    // What the server says on stderr reaches a client that listens for log messages too (2025-11-25).
+    setLogSink((text, level) => void server.sendLoggingMessage({ level, logger: 'context-ledger', data: text }).catch(() => undefined));
     const serve = (served: Served, how: string) => {
       ledger.served = served;
-      unwatch.push(watchLedger(served.file, worker, server));
-      log(`serving ${served.file} (workspace ${served.workspace}, ${how}); unreviewed knowledge: ${served.policy} (${served.from})`);
+      watch.watch(served.file);
+      log(`serving ${served.file} (workspace ${served.workspace}, ${how}); unreviewed knowledge: ${served.policy} (${served.from})`, 'info');
     };
     if (ledger.served) serve(ledger.served, 'on stdio');
     else {
@@ -107,7 +107,7 @@ export const mcpCommand: Command = {
     const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
     await server.connect(transport);
     await closed;
-    for (const stop of unwatch) stop();
+    watch.close();
     await server.close().catch(() => undefined);
     await worker.close();
     return 0;

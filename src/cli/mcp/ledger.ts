@@ -10,6 +10,8 @@ import type { LedgerAccess } from '../../core/agentTools';
 import { UserError } from '../../core/model';
 import { defaultDatabasePath } from '../../node/files';
 import { LedgerFile } from '../../node/ledgerFile';
+import { isWorkspaceLedger } from '../../node/ledgerFolder';
+import { mirrorHasChanges } from '../../node/mirrorState';
 import { readWorkspaceSetting } from '../../node/workspaceSettings';
 import { writeMirrored } from '../commandContext';
 
@@ -68,6 +70,26 @@ export function ledgerFromRoots(uris: readonly string[]): LedgerPlace | undefine
 export async function openServedLedger(place: LedgerPlace): Promise<LedgerFile> {
   assertLedgerFile(place.file);
   return LedgerFile.open(place.file, { create: false });
+}
+
+/**
+ * Brings in what changed in the Markdown mirror (an artifact file edited, a pull), as every
+ * CLI command does when it opens the ledger; cheap when nothing changed (stamps, not reads).
+ * Returns whether the ledger changed.
+ */
+export async function pullMirror(ledger: LedgerFile, say: (text: string) => void): Promise<boolean> {
+  if (!isWorkspaceLedger(ledger.file) || !mirrorHasChanges(ledger.file)) return false;
+  const { syncMirror } = await import('../../node/mirrorSync.js');
+  try {
+    const report = await syncMirror({ dbFile: ledger.file, auto: true, write: (fn) => ledger.write(fn) });
+    for (const c of report.conflicts) say(`CONFLICT ${c.path}: ${c.note}`);
+    for (const p of report.problems.slice(0, 10)) say(`mirror file ${p.path} skipped: ${p.message}`);
+    return report.added.length + report.updated.length + report.archived.length > 0;
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    say(`the Markdown mirror was not synced: ${error.message}`);
+    return false;
+  }
 }
 
 /** Store access for the tools over one open ledger file. */

@@ -6,6 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   type GetPromptResult,
@@ -14,12 +15,15 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AgentToolResult, findAgentTool, MCP_TOOLS, toolJsonSchema } from '../../core/agentTools';
 import { artifactUrn, idFromRef, URN_PREFIX } from '../../core/model';
 import { RESOURCE_NOT_FOUND, RpcError } from './frames';
 import { PROMPTS } from './prompts';
 import { mcpOutputSchema, mcpToolResult } from './results';
+import { LedgerWatch } from './watch';
 import { type ArtifactSummary, errorText, type LedgerWorker, log, type Served, type WorkerReply } from './worker';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
@@ -58,13 +62,20 @@ function instructions(ledger: ServedLedger): string {
   return ledger.served ? base : `${ledger.missing} (The server looks in the folders the client gives as its roots.) ${base}`;
 }
 
-/** Builds the (unconnected) MCP server over the worker. */
-export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): Server {
+/** Most completion values sent (the protocol's own bound). */
+const MAX_COMPLETIONS = 100;
+
+/** Builds the (unconnected) MCP server over the worker, and the watch that keeps its clients told of changes. */
+export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { server: Server; watch: LedgerWatch } {
   // The low-level Server, so that validation and error text are the tools' own (formatIssues), not the SDK's.
   const server = new Server(
     { name: 'context-ledger', version: VERSION },
-    { capabilities: { tools: {}, resources: { listChanged: true }, prompts: {} }, instructions: instructions(ledger) },
+    {
+      capabilities: { tools: {}, resources: { listChanged: true, subscribe: true }, prompts: {}, completions: {}, logging: {} },
+      instructions: instructions(ledger),
+    },
   );
+  const watch = new LedgerWatch(worker, server);
 
   const call = async (tool: string, args: unknown, extra?: { signal: AbortSignal; onProgress?: (done: number, total: number, message: string) => void }): Promise<WorkerReply> => {
     // A cancellation read in the same chunk as its request aborts the signal before this handler runs.
@@ -188,6 +199,29 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): Ser
     return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
   });
 
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const { uri } = request.params;
+    if (!uri.startsWith(URN_PREFIX)) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource ${uri}: this server serves ${ARTIFACT_TEMPLATE}.`);
+    await watch.subscribe(uri);
+    return {};
+  });
+
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    watch.unsubscribe(request.params.uri);
+    return {};
+  });
+
+  // Artifact ids, for the explain prompt's id and the artifact template's {id}: what an agent or a person types them into.
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const { ref, argument } = request.params;
+    const completesIds =
+      argument.name === 'id' &&
+      ((ref.type === 'ref/prompt' && ref.name === 'explain') || (ref.type === 'ref/resource' && ref.uri === ARTIFACT_TEMPLATE));
+    if (!completesIds || !(await ledger.current())) return { completion: { values: [], total: 0, hasMore: false } };
+    const found = await ask<{ total: number; values: string[] }>({ type: 'ids', prefix: idFromRef(argument.value), limit: MAX_COMPLETIONS });
+    return { completion: { values: found.values, total: found.total, hasMore: found.total > found.values.length } };
+  });
+
   server.onerror = (error) => log(`protocol: ${errorText(error)}`);
-  return server;
+  return { server, watch };
 }

@@ -15,10 +15,18 @@ import { whichRules } from '../../node/whichRules';
 import { stringOption } from '../args';
 import type { CommandContext } from '../commandContext';
 import { serializedBuildContext } from './results';
-import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, unreviewedPolicy } from './ledger';
+import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, pullMirror, unreviewedPolicy } from './ledger';
 
-export function log(text: string): void {
+let logSink: ((text: string, level: 'info' | 'warning') => void) | undefined;
+
+/** Where the main thread's log lines go besides stderr (the client, as MCP log messages). */
+export function setLogSink(sink: typeof logSink): void {
+  logSink = sink;
+}
+
+export function log(text: string, level: 'info' | 'warning' = 'warning'): void {
   process.stderr.write(`context-ledger mcp: ${text}\n`);
+  logSink?.(text, level);
 }
 
 export function errorText(error: unknown): string {
@@ -54,6 +62,7 @@ type ToWorker =
   | { type: 'list'; id: number; offset: number; limit: number }
   | { type: 'resource'; id: number; ref: string }
   | { type: 'ids'; id: number; prefix: string; limit: number }
+  | { type: 'stamps'; id: number; refs: string[] }
   | { type: 'close' };
 
 export type WorkerReply = { type: 'result'; id: number; result?: unknown; error?: string; cancelled?: boolean };
@@ -87,6 +96,7 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
   const open = async (place: LedgerPlace): Promise<Served> => {
     const unreviewed = unreviewedPolicy(flag, place.workspace);
     const opened = await openServedLedger(place);
+    await pullMirror(opened, log);
     const root = path.resolve(place.workspace);
     ledger = opened;
     env = {
@@ -130,7 +140,20 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
     }
     if (!env || !ledger) return post({ type: 'result', id, error: 'no ledger is open' });
     const tools = env;
-    if (message.type === 'refresh') return reply(ledger.refresh());
+    if (message.type === 'refresh') {
+      const pulled = await pullMirror(ledger, log);
+      return reply(ledger.refresh() || pulled);
+    }
+    if (message.type === 'stamps') {
+      // What a subscriber's resource shows: the version, its status, and the chain's latest.
+      const stamps = await tools.ledger.read((store) =>
+        message.refs.map((ref) => {
+          const a = store.findArtifact(ref);
+          return a ? `${a.id} ${a.version} ${a.status} ${a.updatedAt} ${store.latestOfChain(a.chainId)?.id ?? ''}` : '';
+        }),
+      );
+      return reply(stamps);
+    }
     if (message.type === 'list') {
       const page = await tools.ledger.read((store) => {
         const active = store.latestArtifacts().filter((a) => a.status === 'active');

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LATEST_PROTOCOL_VERSION, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, ListRootsRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TokenCounter } from '../../../src/core/tokens';
 import { CLI, cli, tempDir } from '../helpers';
 import { RawClient } from './mcpRawClient';
@@ -241,5 +241,77 @@ describe('MCP build_context within its budget as the model sees it', () => {
     } finally {
       await raw.close();
     }
+  });
+});
+
+describe('MCP completions, subscriptions, logging and metadata (SDK client)', () => {
+  const dir = tempDir('ledger-mcp-sub-');
+  let client: Client;
+  const updated: string[] = [];
+
+  before(async () => {
+    assert.equal(cli(['init'], { cwd: dir }).code, 0);
+    for (const [title, body] of [
+      ['Prices are integers in cents', 'Never floats for money.'],
+      ['Cents are rounded half to even', 'Banker’s rounding for every total.'],
+      ['Uploads retry with backoff', 'Five tries.'],
+    ]) {
+      assert.equal(cli(['add', '--type', 'convention', '--title', title!, '--body', body!], { cwd: dir }).code, 0);
+    }
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, stderr: 'pipe' });
+    client = new Client({ name: 'subscriber', version: '1.0.0' });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    await client.connect(transport);
+  });
+
+  after(async () => {
+    await client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('declares completions, subscriptions and logging; resources carry their size, tools their titles', async () => {
+    const caps = client.getServerCapabilities();
+    assert.deepEqual(caps?.completions, {});
+    assert.equal(caps?.resources?.subscribe, true);
+    assert.deepEqual(caps?.logging, {});
+    await client.setLoggingLevel('warning');
+    const { resources } = await client.listResources();
+    for (const r of resources) assert.ok(typeof r.size === 'number' && r.size > 0, JSON.stringify(r));
+    const { tools } = await client.listTools();
+    for (const t of tools) assert.ok(t.title && t.annotations?.title, t.name);
+  });
+
+  test('completion/complete offers artifact ids for the explain prompt and the artifact template', async () => {
+    const { resources } = await client.listResources();
+    const ids = resources.map((r) => r.name).sort();
+    const prompt = await client.complete({ ref: { type: 'ref/prompt', name: 'explain' }, argument: { name: 'id', value: '' } });
+    assert.deepEqual([...prompt.completion.values].sort(), ids);
+    const first = ids[0]!.slice(0, 3);
+    const template = await client.complete({ ref: { type: 'ref/resource', uri: 'ledger://artifact/{id}' }, argument: { name: 'id', value: first } });
+    assert.ok(template.completion.values.length > 0 && template.completion.values.every((v) => v.startsWith(first)), JSON.stringify(template));
+    const viaUri = await client.complete({ ref: { type: 'ref/prompt', name: 'explain' }, argument: { name: 'id', value: `ledger://artifact/${first}` } });
+    assert.deepEqual(viaUri.completion.values, template.completion.values);
+    const other = await client.complete({ ref: { type: 'ref/prompt', name: 'explain' }, argument: { name: 'task', value: 'x' } });
+    assert.deepEqual(other.completion.values, []);
+  });
+
+  test('a subscribed artifact whose file changes on disk is announced with resources/updated, and names its new version', async () => {
+    const { resources } = await client.listResources();
+    const cents = resources.find((r) => r.title === 'Prices are integers in cents')!;
+    await client.subscribeResource({ uri: cents.uri });
+    const files = fs.readdirSync(path.join(dir, '.context-ledger', 'artifacts'), { recursive: true, encoding: 'utf8' }).map((f) => path.join(dir, '.context-ledger', 'artifacts', f));
+    const file = files.find((f) => f.endsWith('.md') && fs.readFileSync(f, 'utf8').includes('Never floats for money'));
+    assert.ok(file, `no mirror file among ${files.join(', ')}`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Never floats for money.', 'Never floats for money, not even in tests.'));
+    const deadline = Date.now() + 20_000;
+    while (!updated.includes(cents.uri) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(updated.includes(cents.uri), `no resources/updated for ${cents.uri}; got ${JSON.stringify(updated)}`);
+    // The edit is a new version: the subscribed one says which, and that one holds the new text.
+    const read = await client.readResource({ uri: cents.uri });
+    const latest = /the latest is (ledger:\/\/artifact\/\S+)/.exec((read.contents[0] as { text: string }).text)?.[1];
+    assert.ok(latest, JSON.stringify(read));
+    const now = await client.readResource({ uri: latest });
+    assert.match((now.contents[0] as { text: string }).text, /not even in tests/);
+    await client.unsubscribeResource({ uri: cents.uri });
   });
 });
