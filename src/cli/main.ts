@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { isMainThread } from 'node:worker_threads';
 import { UserError } from '../core/model';
 import { helpText, parseCommandArgs } from './args';
 import { BASE_COMMANDS, type Command, type CommandContext } from './commands';
@@ -19,6 +20,7 @@ const LAZY_GROUPS: readonly LazyGroup[] = [
   { names: ['build', 'explain'], load: async () => (await import('./buildCommands.js')).BUILD_COMMANDS },
   { names: ['mcp'], load: async () => [(await import('./mcp/index.js')).mcpCommand] },
   { names: ['import-folder', 'sync', 'resolve', 'which'], load: async () => (await import('./interopCommands.js')).INTEROP_COMMANDS },
+  { names: ['hook', 'hooks'], load: async () => [(await import('./hookCommand.js')).hookCommand, (await import('./hooksCommand.js')).hooksCommand] },
 ];
 
 const EAGER_COMMANDS: readonly Command[] = [...BASE_COMMANDS, ...REVIEW_COMMANDS];
@@ -31,8 +33,8 @@ async function findCommand(name: string): Promise<Command | undefined> {
 }
 
 async function overview(): Promise<string> {
-  const [build, mcp, interop] = await Promise.all(LAZY_GROUPS.map((g) => g.load()));
-  const commands = [...BASE_COMMANDS, ...build!, ...mcp!, ...REVIEW_COMMANDS, ...interop!];
+  const [build, mcp, interop, hooks] = await Promise.all(LAZY_GROUPS.map((g) => g.load()));
+  const commands = [...BASE_COMMANDS, ...build!, ...mcp!, ...REVIEW_COMMANDS, ...interop!, ...hooks!];
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     'context-ledger: the project knowledge an AI coding agent needs, within a token budget.',
@@ -91,7 +93,10 @@ function preferQuickStart(): void {
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
 const VERSION = typeof CONTEXT_LEDGER_VERSION === 'string' ? CONTEXT_LEDGER_VERSION : 'dev';
 
-if (require.main === module) {
+if (require.main === module && !isMainThread) {
+  // A hook's worker thread (hookCommand.ts) runs this same file: it does the hook's work, not a command.
+  void import('./hookRun.js').then((m) => m.runHookWorker());
+} else if (require.main === module) {
   // `context-ledger list | head` closes the pipe early. The command still finishes (a write
   // must reach the disk); it only stops printing, instead of dying on an unhandled EPIPE.
   let stdoutClosed = false;

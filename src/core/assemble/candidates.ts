@@ -1,7 +1,7 @@
 import { type Artifact, type Feedback, STANDING_RULE_TYPES } from '../model';
 import type { BodySection } from '../sections';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
-import { type AdmitContext, admit, moduleLabelKeys } from './admit';
+import { type AdmitContext, admit, leftOutItem, moduleLabelKeys } from './admit';
 import { changeKindsOf } from './changeKinds';
 import { type ActivePath, type PathMatch, playNamesPattern } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
@@ -49,6 +49,8 @@ export interface CandidateInput {
   feedback: ReadonlyMap<string, Feedback>;
   /** Whether the task is research (its profile), for the weight of research findings. */
   isResearchTask?: () => boolean;
+  /** The request's `leaveOut`: what the reader already has. */
+  leaveOut?: (artifact: Artifact) => string | undefined;
 }
 
 export interface CandidateSet {
@@ -194,6 +196,11 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     for (const bad of doc.invalidGlobs) invalidGlobs.push({ id: a.id, glob: bad.glob, error: bad.error });
     // An earlier version standing in for a held proposal counts only while holding.
     if (doc.standIn && options.unreviewed !== 'hold' && a.status !== 'superseded') continue;
+    const given = input.leaveOut?.(a);
+    if (given !== undefined) {
+      leftOut.push(leftOutItem(a, doc.layer, 'given', given));
+      continue;
+    }
     const admitted = admit(doc, admitContext, invalidGlobs);
     if (!admitted.admitted) {
       leftOut.push(admitted.excluded);

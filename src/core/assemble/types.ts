@@ -1,4 +1,4 @@
-import type { ArtifactType, TokenizerName } from '../model';
+import type { Artifact, ArtifactType, TokenizerName } from '../model';
 import type { LiveReport, LiveSourcesRequest } from '../sources/report';
 import type { SourceKind } from '../sources/types';
 
@@ -20,7 +20,9 @@ export type ExclusionReason =
   /** Agent-written and not yet approved, with `unreviewed: 'hold'`. */
   | 'unreviewed'
   /** Says what a more valuable artifact in the context already says (`dedupe`). */
-  | 'duplicate';
+  | 'duplicate'
+  /** The reader already has it (the request's `leaveOut`): an agent loaded it itself, or a hook gave it earlier in the session. */
+  | 'given';
 
 /** Each component already multiplied by its weight; `score` is their sum. */
 export interface ScoreComponents {
@@ -161,6 +163,12 @@ export interface AssembleRequest {
   log?: boolean;
   /** Live sources (code, diagnostics, docs, deployment, git, conversation) the caller collected. */
   sources?: LiveSourcesRequest;
+  /**
+   * What the reader already has, so the budget buys only the rest: for an artifact to leave
+   * out, why (e.g. "Claude Code loads CLAUDE.md itself"); undefined to rank it as usual.
+   * Agent hooks use it for what the agent loads on its own and what the session received.
+   */
+  leaveOut?: (artifact: Artifact) => string | undefined;
 }
 
 export type PartialOptions = {

@@ -12,4 +12,5 @@ export const EXCLUSION_LABELS: Readonly<Record<ExclusionReason, string>> = {
   'path-mismatch': 'its paths match no active file',
   unreviewed: 'agent-written, held until a person approves it',
   duplicate: 'says what an artifact in the context says',
+  given: 'the reader already has it',
 };

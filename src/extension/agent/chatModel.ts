@@ -162,6 +162,7 @@ const EXCLUSION_WORDS: Readonly<Record<ExcludedItem['reason'], string>> = {
   'path-mismatch': 'its paths do not match the files in play',
   unreviewed: 'an agent wrote it and no person has approved it yet (contextLedger.agent.unreviewed is "hold")',
   duplicate: 'another artifact in the context already says the same',
+  given: 'the reader already had it (the agent loads it itself, or a hook gave it earlier)',
 };
 
 function scoreLine(score: number | undefined, components: Record<string, number> | undefined): string {

@@ -1,0 +1,182 @@
+/**
+ * One hook answer, start to end: find the workspace and its ledger (a fresh clone builds it
+ * from the Markdown mirror, as every command does), read what this agent session was
+ * already given, build with the one `assembleContext()` what the agent does not have yet,
+ * and shape it as the agent's hook output. Runs in a worker thread (hookCommand.ts keeps
+ * the clock on the main thread) or inline.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { assembleContext } from '../core/assemble';
+import type { AssembleResult } from '../core/assemble/types';
+import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, type HookPayload, hookOutput } from '../core/hooks/agents';
+import { cappedParts, nativelyLoaded } from '../core/hooks/nativeLoading';
+import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, hookRequest, newSession } from '../core/hooks/session';
+import { UserError } from '../core/model';
+import { defaultDatabasePath } from '../node/files';
+import { type HookLogEntry, pruneHookSessions, readHookSession, writeHookSession } from '../node/hooks/hookFiles';
+import { LEDGER_FOLDER } from '../node/ledgerFolder';
+import { withRead } from './commandContext';
+
+export interface HookJob {
+  agent: HookAgent;
+  event: HookEvent;
+  payload: HookPayload;
+  /** The hook process's own folder: the agent's `cwd` in the payload wins when it is a folder. */
+  cwd: string;
+  db?: string;
+  budget?: number;
+  /** How a model can fetch an item cut short: the command that runs this CLI. */
+  showCommand: string;
+}
+
+export interface HookAnswer {
+  output: string;
+  entry: HookLogEntry;
+  workspace?: string;
+}
+
+const EVENT_WORDS: Readonly<Record<HookEvent, string>> = {
+  'session-start': 'for this session',
+  prompt: 'for this prompt',
+  'pre-write': 'for the file about to be written',
+  'post-compact': 'that still applies after compaction',
+};
+
+const AGENT_NAMES: Readonly<Record<HookAgent, string>> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI', 'copilot-cli': 'Copilot CLI' };
+
+function isFolder(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The workspace: the folder holding the ledger found from the agent's folder up, else that folder. */
+function workspaceOf(cwd: string, db: string | undefined): string {
+  if (db !== undefined) {
+    const folder = path.dirname(path.resolve(cwd, db));
+    return path.basename(folder) === LEDGER_FOLDER ? path.dirname(folder) : cwd;
+  }
+  const found = defaultDatabasePath(cwd);
+  return found.found ? path.dirname(path.dirname(found.file)) : path.resolve(cwd);
+}
+
+/** A workspace-relative path for a file the agent names, or undefined outside the workspace (never followed). */
+function insideWorkspace(workspace: string, cwd: string, file: string): string | undefined {
+  const relative = path.relative(workspace, path.resolve(cwd, file));
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  return relative.split(path.sep).join('/');
+}
+
+/** Codex's capped AGENTS.md: the files from the workspace root down to its folder, read in that order. */
+function codexLoadedParts(workspace: string, cwdRelative: string): (p: string) => string | undefined {
+  const folders = [''];
+  const parts = cwdRelative === '' ? [] : cwdRelative.split('/');
+  for (let i = 1; i <= parts.length; i++) folders.push(parts.slice(0, i).join('/'));
+  const files: Array<{ path: string; text: string }> = [];
+  for (const folder of folders) {
+    const rel = folder === '' ? 'AGENTS.md' : `${folder}/AGENTS.md`;
+    try {
+      const abs = path.join(workspace, rel);
+      if (fs.lstatSync(abs).isFile()) files.push({ path: rel, text: fs.readFileSync(abs, 'utf8') });
+    } catch {
+      // No AGENTS.md in this folder.
+    }
+  }
+  const kept = cappedParts(files);
+  return (p) => kept.get(p);
+}
+
+function header(job: HookJob, result: AssembleResult, file: string | undefined): string {
+  const what = job.event === 'pre-write' && file !== undefined ? `for ${file}, about to be written` : EVENT_WORDS[job.event];
+  const lines = [`Project knowledge from Context Ledger ${what} (${result.tokensUsed} tokens; what ${AGENT_NAMES[job.agent]} loads itself and what this session already received are left out).`];
+  if (result.items.some((i) => i.mode !== 'full')) lines.push(`An item cut short ends in ledger://artifact/<id>: \`${job.showCommand} show <id>\` prints it whole.`);
+  return `${lines.join('\n')}\n\n`;
+}
+
+/**
+ * Builds within the budget, then within the agent's character limit: a text over the limit
+ * (dense Markdown counts fewer characters to a token) is built again at a budget scaled down to fit.
+ */
+async function buildWithin(store: Parameters<typeof assembleContext>[0], input: HookBuildInput, job: HookJob, file: string | undefined, limit: number) {
+  let budget = input.budget;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const result = await assembleContext(store, hookRequest({ ...input, budget }));
+    if (result.items.length === 0) return { result, text: '' };
+    const text = `${header(job, result, file)}${result.text.trim()}`;
+    if (text.length <= limit) return { result, text };
+    budget = Math.floor((budget * limit * 0.95) / text.length);
+  }
+  return { result: undefined, text: '' };
+}
+
+export async function runHookJob(job: HookJob): Promise<HookAnswer> {
+  const started = performance.now();
+  const now = new Date();
+  const agentCwd = job.payload.cwd !== undefined && path.isAbsolute(job.payload.cwd) && isFolder(job.payload.cwd) ? job.payload.cwd : job.cwd;
+  const workspace = workspaceOf(agentCwd, job.db);
+  const entry = (outcome: HookLogEntry['outcome'], more: Partial<HookLogEntry> = {}): HookLogEntry => ({
+    at: now.toISOString(),
+    agent: job.agent,
+    event: job.event,
+    outcome,
+    ms: Math.round(performance.now() - started),
+    ...(job.payload.sessionId !== undefined ? { session: job.payload.sessionId } : {}),
+    workspace,
+    ...more,
+  });
+  const notes: string[] = [];
+  const file = job.payload.filePath === undefined ? undefined : insideWorkspace(workspace, agentCwd, job.payload.filePath);
+  if (job.event === 'pre-write' && file === undefined) {
+    return { output: '', workspace, entry: entry('nothing', { detail: job.payload.filePath === undefined ? 'no file in the payload' : `${job.payload.filePath} is outside the workspace` }) };
+  }
+  const sessionId = job.payload.sessionId;
+  const session = (sessionId !== undefined ? readHookSession(workspace, job.agent, sessionId) : undefined) ?? newSession(now);
+  const cwdRelative = insideWorkspace(workspace, agentCwd, '.') ?? '';
+  const changedFiles = job.event === 'session-start' ? await import('../node/git.js').then((g) => g.branchFiles(workspace)).catch(() => []) : undefined;
+  const paths = [...session.files, ...(file !== undefined ? [file] : []), ...(changedFiles ?? [])];
+  const input: HookBuildInput = {
+    event: job.event,
+    payload: job.payload,
+    session,
+    budget: job.budget ?? DEFAULT_HOOK_BUDGETS[job.event],
+    ...(file !== undefined ? { file } : {}),
+    ...(changedFiles !== undefined ? { changedFiles } : {}),
+    native: nativelyLoaded({ agent: job.agent, cwd: cwdRelative, paths, ...(job.agent === 'codex' ? { loadedPart: codexLoadedParts(workspace, cwdRelative) } : {}) }),
+  };
+  const context = { options: job.db !== undefined ? { db: job.db } : {}, positionals: [], cwd: agentCwd, out: () => undefined, err: (text: string) => void notes.push(text) };
+  let built: Awaited<ReturnType<typeof buildWithin>>;
+  try {
+    built = await withRead(context, (store) => buildWithin(store, input, job, file, CONTEXT_CHAR_LIMIT[job.agent]));
+  } catch (error) {
+    if (error instanceof UserError && /^No ledger database/.test(error.message)) {
+      return { output: '', workspace, entry: entry('no-ledger', { detail: `${error.message} ${error.hint ?? ''}`.trim() }) };
+    }
+    throw error;
+  }
+  if (sessionId !== undefined) {
+    writeHookSession(workspace, job.agent, sessionId, afterAnswer(input, built.result, now));
+    if (job.event === 'session-start') pruneHookSessions(workspace, now);
+  }
+  const detail = notes.length > 0 ? notes.join(' ') : undefined;
+  if (built.text === '') return { output: '', workspace, entry: entry('nothing', detail !== undefined ? { detail } : {}) };
+  return {
+    output: hookOutput(job.agent, job.event, built.text),
+    workspace,
+    entry: entry('added', { tokens: built.result?.tokensUsed ?? 0, chars: built.text.length, items: built.result?.items.map((i) => i.id) ?? [], ...(detail !== undefined ? { detail } : {}) }),
+  };
+}
+
+/** The worker thread's side: run the job it was given, post the answer. */
+export function runHookWorker(): void {
+  if (isMainThread || !parentPort) return;
+  const port = parentPort;
+  const job = (workerData as { contextLedgerHook: HookJob }).contextLedgerHook;
+  runHookJob(job).then(
+    (answer) => port.postMessage({ answer }),
+    (error: unknown) => port.postMessage({ error: error instanceof Error ? `${error.message}${error instanceof UserError && error.hint ? ` ${error.hint}` : ''}` : String(error) }),
+  );
+}

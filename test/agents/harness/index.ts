@@ -1,0 +1,5 @@
+/** The real-agent test harness: see test/agents/README.md. */
+export { startScriptedModel, requestText } from './modelServer';
+export type { Turn, Dialect, ScriptedModel, RecordedRequest } from './modelServer';
+export { REPO_ROOT, CLI_PATH, CLAUDE_CODE_VERSION, CODEX_VERSION, GEMINI_CLI_VERSION, claudeBinary, codexBinary, geminiScript, createWorkspace, commitAll, runClaude, runCodex, runGemini } from './agents';
+export type { Workspace, WorkspaceOptions, AgentRun, AgentOptions } from './agents';
