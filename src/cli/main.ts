@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 import { UserError } from '../core/model';
 import { helpText, parseCommandArgs } from './args';
 import { BASE_COMMANDS, type Command, type CommandContext } from './commands';
@@ -93,8 +93,9 @@ function preferQuickStart(): void {
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
 const VERSION = typeof CONTEXT_LEDGER_VERSION === 'string' ? CONTEXT_LEDGER_VERSION : 'dev';
 
-if (require.main === module && !isMainThread) {
+if (require.main === module && !isMainThread && (workerData as { contextLedgerHook?: unknown } | undefined)?.contextLedgerHook !== undefined) {
   // A hook's worker thread (hookCommand.ts) runs this same file: it does the hook's work, not a command.
+  // (The MCP server's ledger worker runs it too, as the `mcp` command: src/cli/mcp/worker.ts.)
   void import('./hookRun.js').then((m) => m.runHookWorker());
 } else if (require.main === module) {
   // `context-ledger list | head` closes the pipe early. The command still finishes (a write

@@ -1,29 +1,22 @@
 /**
  * A tool's answer as an MCP `tools/call` result. What a client receives is what its model
- * may see, so build_context's answer is one text and a small structured summary (no second
- * copy of the text, no link per item: the text names every item it holds as ledger://),
- * and the whole serialized result fits the budget the agent asked for.
+ * may see, and clients differ in what they hand over: Claude Code gives its model a result's
+ * structuredContent (as JSON) in place of its text when there is one. So build_context's
+ * answer is one text part and nothing else — no structured copy, no link per item (the text
+ * names every item it holds as ledger://) — and the whole serialized result fits the budget
+ * the agent asked for, whichever part a client shows.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { type AgentTool, type AgentToolResult, buildContextTool, toolOutputJsonSchema } from '../../core/agentTools';
 
-/** build_context's structuredContent: the budget's account, not the knowledge (that is the text). */
-const BUILD_CONTEXT_SUMMARY = buildContextTool.outputSchema.pick({ budget: true, tokensUsed: true, tokenizer: true, unreviewedPolicy: true, notes: true, logId: true });
-
-/** The MCP outputSchema of a tool. */
-export function mcpOutputSchema(tool: AgentTool): { type: 'object'; [key: string]: unknown } {
-  if (tool.name !== buildContextTool.name) return toolOutputJsonSchema(tool) as { type: 'object' };
-  const schema = z.toJSONSchema(BUILD_CONTEXT_SUMMARY, { io: 'output', unrepresentable: 'any' }) as { type: 'object'; [key: string]: unknown };
-  delete schema.$schema;
-  return schema;
+/** Whether a tool's result carries structuredContent (and the tool an outputSchema). */
+function structured(tool: Pick<AgentTool, 'name'>): boolean {
+  return tool.name !== buildContextTool.name;
 }
 
-function structured(toolName: string, data: Record<string, unknown>): Record<string, unknown> {
-  if (toolName !== buildContextTool.name) return data;
-  const summary: Record<string, unknown> = {};
-  for (const key of Object.keys(BUILD_CONTEXT_SUMMARY.shape)) if (data[key] !== undefined) summary[key] = data[key];
-  return summary;
+/** The MCP outputSchema of a tool, when it has one. */
+export function mcpOutputSchema(tool: AgentTool): { type: 'object'; [key: string]: unknown } | undefined {
+  return structured(tool) ? (toolOutputJsonSchema(tool) as { type: 'object' }) : undefined;
 }
 
 /** The tools/call result for a tool's answer. */
@@ -31,7 +24,7 @@ export function mcpToolResult(toolName: string, result: AgentToolResult): CallTo
   return {
     content: [{ type: 'text', text: result.text }],
     ...(result.isError ? { isError: true } : {}),
-    ...(result.data && !result.isError ? { structuredContent: structured(toolName, result.data) } : {}),
+    ...(result.data && !result.isError && structured({ name: toolName }) ? { structuredContent: result.data } : {}),
   };
 }
 

@@ -102,14 +102,17 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
   };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: MCP_TOOLS.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: toolJsonSchema(tool) as { type: 'object'; [key: string]: unknown },
-      outputSchema: mcpOutputSchema(tool),
-      annotations: { title: tool.title, ...tool.annotations },
-    })),
+    tools: MCP_TOOLS.map((tool) => {
+      const outputSchema = mcpOutputSchema(tool);
+      return {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: toolJsonSchema(tool) as { type: 'object'; [key: string]: unknown },
+        ...(outputSchema ? { outputSchema } : {}),
+        annotations: { title: tool.title, ...tool.annotations },
+      };
+    }),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

@@ -87,9 +87,9 @@ describe('MCP conformance: defects', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('every tool declares an outputSchema, and structuredContent carries the knowledge text and the unreviewed flag', async () => {
+  test('every tool but build_context declares an outputSchema, and structuredContent carries the knowledge text and the unreviewed flag', async () => {
     const { tools } = await session.client.listTools();
-    for (const tool of tools) assert.equal(tool.outputSchema?.type, 'object', tool.name);
+    for (const tool of tools) assert.equal(tool.outputSchema?.type, tool.name === 'build_context' ? undefined : 'object', tool.name);
     const secret = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
     const created = await session.call('create_artifact', { type: 'learning', title: 'Deploy key lives in the vault', body: `The deploy token ${secret} must never be committed.`, tags: ['deploy'] });
     assert.equal(created.isError, false, created.text);
@@ -104,11 +104,11 @@ describe('MCP conformance: defects', () => {
     assert.doesNotMatch(JSON.stringify(got.data), new RegExp(secret));
 
     const built = await session.call('build_context', { task: 'Rotate the deploy key in the vault', budget: 3000 });
-    // build_context: the knowledge once, as text naming each item's ledger:// id; its structured part is the budget's account.
+    // build_context: the knowledge once, as one text naming each item's ledger:// id. No structured copy:
+    // Claude Code shows a model the structuredContent in place of the text when there is one.
     assert.match(built.text, /Deploy key lives in the vault/);
     assert.deepEqual(built.content.map((c) => c.type), ['text']);
-    assert.deepEqual(Object.keys(built.data ?? {}).sort(), ['budget', 'logId', 'notes', 'tokenizer', 'tokensUsed', 'unreviewedPolicy']);
-    assert.equal(built.data?.budget, 3000);
+    assert.equal(built.data, undefined);
     assert.doesNotMatch(built.text, new RegExp(secret));
 
     const found = await session.call('search_artifacts', { query: 'deploy vault' });
@@ -152,7 +152,6 @@ describe('MCP conformance: defects', () => {
     const small = await session.call('build_context', { task: 'uploads retry', budget: 100, paths: ['/etc/passwd'] });
     assert.equal(small.isError, false, small.text);
     assert.match(small.text, /Ignored paths outside the workspace: "\/etc\/passwd"/);
-    assert.deepEqual(small.data?.notes, ['Ignored paths outside the workspace: "/etc/passwd".']);
   });
 
   test('search_artifacts takes a sentence as keywords and pages with a cursor', async () => {
