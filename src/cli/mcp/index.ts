@@ -17,8 +17,6 @@ import { ARTIFACT_TEMPLATE, createMcpServer, ServedLedger } from './server';
 import { BoundedStdioTransport } from './stdio';
 import { errorText, LedgerWorker, log, runWorker, type Served, setLogSink, type WorkerSetup } from './worker';
 
-export { assertLedgerFile, ledgerAccess, unreviewedPolicy } from './ledger';
-
 /** How long the client may take to list its roots. */
 const ROOTS_TIMEOUT_MS = 5000;
 
