@@ -18,7 +18,7 @@ interface LazyGroup {
  */
 const LAZY_GROUPS: readonly LazyGroup[] = [
   { names: ['build', 'explain'], load: async () => (await import('./buildCommands.js')).BUILD_COMMANDS },
-  { names: ['mcp'], load: async () => [(await import('./mcp.js')).mcpCommand] },
+  { names: ['mcp'], load: async () => [(await import('./mcp/index.js')).mcpCommand] },
   { names: ['import-folder', 'sync', 'resolve', 'which'], load: async () => (await import('./interopCommands.js')).INTEROP_COMMANDS },
   { names: ['hook', 'hooks'], load: async () => [(await import('./hookCommand.js')).hookCommand, (await import('./hooksCommand.js')).hooksCommand] },
 ];
@@ -95,7 +95,7 @@ const VERSION = typeof CONTEXT_LEDGER_VERSION === 'string' ? CONTEXT_LEDGER_VERS
 
 if (require.main === module && !isMainThread && (workerData as { contextLedgerHook?: unknown } | undefined)?.contextLedgerHook !== undefined) {
   // A hook's worker thread (hookCommand.ts) runs this same file: it does the hook's work, not a command.
-  // (The MCP server's worker runs it too, as a command: it is told apart by its own workerData.)
+  // (The MCP server's ledger worker runs it too, as the `mcp` command: src/cli/mcp/worker.ts.)
   void import('./hookRun.js').then((m) => m.runHookWorker());
 } else if (require.main === module) {
   // `context-ledger list | head` closes the pipe early. The command still finishes (a write

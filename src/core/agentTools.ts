@@ -72,6 +72,11 @@ export interface AgentToolEnv {
   progress?(done: number, total: number, message: string): void;
   /** True once the caller gave up on this call: stop before doing more work, write nothing. */
   cancelled?(): boolean;
+  /**
+   * The answer as this surface hands it over, when more than its text reaches the model
+   * (MCP: the serialized tool result): build_context fits all of it within the budget.
+   */
+  delivered?: (result: AgentToolResult) => string;
 }
 
 export interface AgentToolResult {
@@ -649,49 +654,83 @@ export const buildContextTool = defineTool({
     const afterNotes = Math.max(MIN_BUDGET / 2, budget - notesCost);
     const inner = afterNotes >= reserve * 3 ? afterNotes - reserve : afterNotes;
 
-    const result = await assembleFor(env, input, paths, inner, tokenizer);
+    const render = (result: AssembleResult, withLine = true): AgentToolResult => {
+      const line = budgetLine(result.tokensUsed, budget, tokenizer, modeCounts(result));
+      // The task brief alone is not an answer: say plainly when no knowledge matched.
+      const nothing = `Nothing in the ledger matches this task yet (${result.candidates} artifacts considered).`;
+      const body = result.items.length === 0 ? [result.text.trim(), nothing].filter(Boolean).join('\n\n') : result.text.trimEnd();
+      if (!withLine) return { text: `${body}${noteText}`, data: answerData(env, result, `${body}${noteText}`, budget, notes) };
+      let answer = `${body}\n\n---\n${line}${noteText}`;
+      // The context, the budget line and the notes were each counted (the line at its longest,
+      // plus a margin), and they meet at line breaks, where counts add up: when their sum fits,
+      // the answer fits without counting its ~budget tokens again on every call.
+      const surelyFits = result.tokensUsed + reserve + notesCost <= budget;
+      if (!surelyFits && counter.count(answer) > budget) {
+        // Tiny budgets: the rendered context and the notes are guaranteed to fit, the budget line is not.
+        answer = `${result.text}${noteText}`;
+      }
+      return { text: answer, data: answerData(env, result, answer, budget, notes) };
+    };
+
+    const delivered = env.delivered;
+    // What the surface adds (structure, escaping) comes out of the context's share, measured.
+    const cost = (answer: AgentToolResult) => (delivered ? counter.count(delivered({ ...answer, data: { ...answer.data, logId: Number.MAX_SAFE_INTEGER } })) : 0);
+    let share = inner;
+    if (delivered) {
+      const envelope = cost({ text: '', data: { budget, tokensUsed: budget, tokenizer, unreviewedPolicy: 'include', notes } });
+      share = Math.max(MIN_FIT_BUDGET, Math.floor((inner - envelope) * DELIVERY_FIRST_GUESS));
+    }
+    let result = await assembleFor(env, input, paths, share, tokenizer);
+    let answer = render(result);
+    for (let tries = 0; delivered; tries++) {
+      const whole = cost(answer);
+      if (whole <= budget) break;
+      if (tries === MAX_FIT_TRIES || share === MIN_FIT_BUDGET) {
+        // The smallest budgets: the context and the notes, without the budget line.
+        answer = render(result, false);
+        if (cost(answer) > budget) answer = { text: `${result.text}${noteText}`, data: answerData(env, result, `${result.text}${noteText}`, budget, notes) };
+        break;
+      }
+      // Escaping grows with the text: the share shrinks in proportion to the overshoot.
+      share = Math.max(MIN_FIT_BUDGET, Math.floor((share * budget) / whole) - Math.ceil(share / 50));
+      checkCancelled(env);
+      result = await assembleFor(env, input, paths, share, tokenizer);
+      answer = render(result);
+    }
     env.progress?.(1, 3, 'logging the build');
     checkCancelled(env);
     await logAssembly(env, result);
     env.progress?.(2, 3, 'rendering');
-
-    const line = budgetLine(result.tokensUsed, budget, tokenizer, modeCounts(result));
-    // The task brief alone is not an answer: say plainly when no knowledge matched.
-    const nothing = `Nothing in the ledger matches this task yet (${result.candidates} artifacts considered).`;
-    const body = result.items.length === 0 ? [result.text.trim(), nothing].filter(Boolean).join('\n\n') : result.text.trimEnd();
-    let answer = `${body}\n\n---\n${line}${noteText}`;
-    // The context, the budget line and the notes were each counted (the line at its longest,
-    // plus a margin), and they meet at line breaks, where counts add up: when their sum fits,
-    // the answer fits without counting its ~budget tokens again on every call.
-    const surelyFits = result.tokensUsed + reserve + notesCost <= budget;
-    if (!surelyFits && counter.count(answer) > budget) {
-      // Tiny budgets: the rendered context and the notes are guaranteed to fit, the budget line is not.
-      answer = `${result.text}${noteText}`;
-    }
-    return {
-      text: answer,
-      data: {
-        text: answer,
-        budget,
-        tokensUsed: result.tokensUsed,
-        tokenizer: result.tokenizer,
-        unreviewedPolicy: holds(env) ? 'hold' : 'include',
-        items: result.items.map((i) => ({
-          id: i.id,
-          urn: artifactUrn(i.id),
-          title: oneLine(i.title),
-          type: i.type,
-          mode: i.mode,
-          layer: i.layer,
-          tokens: i.tokens,
-          unreviewed: i.unreviewed === true,
-        })),
-        notes,
-        ...(result.logId !== undefined ? { logId: result.logId } : {}),
-      },
-    };
+    return result.logId !== undefined ? { ...answer, data: { ...answer.data, logId: result.logId } } : answer;
   },
 });
+
+/** How often build_context re-assembles to fit what the surface adds, and the least it assembles. */
+const MAX_FIT_TRIES = 4;
+const MIN_FIT_BUDGET = 20;
+/** The context's first share of what the surface's structure leaves: JSON escaping (\\n, \\") costs Markdown 2–5 % more tokens (docs/how-build-chooses.md: 8,003 → 8,157). */
+const DELIVERY_FIRST_GUESS = 0.95;
+
+function answerData(env: AgentToolEnv, result: AssembleResult, text: string, budget: number, notes: string[]): Record<string, unknown> {
+  return {
+    text,
+    budget,
+    tokensUsed: result.tokensUsed,
+    tokenizer: result.tokenizer,
+    unreviewedPolicy: holds(env) ? 'hold' : 'include',
+    items: result.items.map((i) => ({
+      id: i.id,
+      urn: artifactUrn(i.id),
+      title: oneLine(i.title),
+      type: i.type,
+      mode: i.mode,
+      layer: i.layer,
+      tokens: i.tokens,
+      unreviewed: i.unreviewed === true,
+    })),
+    notes,
+  };
+}
 
 /**
  * The assembly log and injection counts, written as the assembler itself would with
@@ -785,67 +824,78 @@ export const getArtifactTool = defineTool({
     latestId: z.string().optional().describe('When this is not the latest version: the latest one.'),
   }),
   annotations: READ_ONLY,
-  async handler(env, input) {
-    return env.ledger.read((store) => {
-      const ref = idFromRef(input.id);
-      // The whole reference first (an id, or a title, which may hold a '#': "C# style"), then <id>#<section>.
-      const { artifact, section, missing } = resolveSectionRef(ref, (id) => store.findArtifact(id));
-      if (!artifact) {
-        return errorResult(
-          `No artifact "${ref}". Use an id, ${URN_PREFIX}<id> or a title from build_context or search_artifacts, or search with search_artifacts.`,
-        );
-      }
-      if (missing) return errorResult(`${describeMissingSection(artifactUrn(artifact.id), missing)} Call get_artifact with id "${artifact.id}" for the whole text.`);
-      const latest = store.latestOfChain(artifact.chainId);
-      const notes: string[] = [];
-      const review = reviewLine(artifact);
-      if (review) notes.push(review);
-      if (latest && latest.id !== artifact.id) notes.push(`This is version ${artifact.version}; the latest is ${artifactUrn(latest.id)} (version ${latest.version}).`);
-      const next = artifact.status === 'superseded' ? successorOf(store, artifact) : undefined;
-      if (artifact.status === 'superseded') notes.push(`SUPERSEDED${successorText(env, next)}: no longer current.${next ? ' Read that one instead.' : ''}`);
-      if (artifact.status === 'archived') notes.push('ARCHIVED: no longer current.');
-      if (section) notes.push(`Section "${section.heading || 'introduction'}" (${artifactUrn(artifact.id)}#${section.slug}); the whole artifact: get_artifact with id "${artifact.id}".`);
-      // Masked before paging, so a page cut never splits a secret and offsets count the text sent.
-      const body = redacted(env, section ? section.text : artifact.body);
-      const offset = input.offset ?? 0;
-      if (offset > 0 && offset >= body.length) {
-        return errorResult(`offset ${offset} is past the end of ${artifactUrn(artifact.id)}: its body has ${body.length} characters.`);
-      }
-      const end = pageEnd(body, offset, input.limit ?? ARTIFACT_PAGE_CHARS);
-      const page = body.slice(offset, end);
-      if (offset > 0 || end < body.length) {
-        notes.push(
-          `Characters ${offset}–${end} of ${body.length}.${end < body.length ? ` More follows: call get_artifact with id "${section ? `${artifact.id}#${section.slug}` : artifact.id}" and offset ${end}.` : ' This is the end.'}`,
-        );
-      }
-      const meta = [
-        `${artifactUrn(artifact.id)} · ${artifact.type} · scope ${artifact.scope}${artifact.scope === 'task' && artifact.taskId ? ` (${artifact.taskId})` : ''}`,
-        `version ${artifact.version} · ${artifact.status}${artifact.pinned ? ' · pinned' : ''} · updated ${artifact.updatedAt}`,
-      ].join(' · ');
-      const tags = artifact.tags.map((t) => oneLine(t));
-      const lines = [`# ${oneLine(artifact.title)}`, meta];
-      if (artifact.paths.length > 0) lines.push(`Paths: ${artifact.paths.join(', ')}`);
-      if (tags.length > 0) lines.push(`Tags: ${tags.join(', ')}`);
-      for (const note of notes) lines.push(note);
-      return {
-        text: `${lines.join('\n')}\n\n${page}`.trimEnd(),
-        data: {
-          ...artifactData(env, artifact),
-          source: artifact.source,
-          scope: artifact.scope,
-          paths: artifact.paths,
-          tags,
-          text: page,
-          offset,
-          totalChars: body.length,
-          ...(end < body.length ? { nextOffset: end } : {}),
-          ...(next ? { supersededBy: { id: next.id, urn: artifactUrn(next.id), ...(next.title !== undefined ? { title: oneLine(next.title) } : {}) } } : {}),
-          ...(latest && latest.id !== artifact.id ? { latestId: latest.id } : {}),
-        },
-      };
-    });
-  },
+  handler: (env, input) => readArtifact(env, input),
 });
+
+/**
+ * One artifact as the MCP resource `ledger://artifact/<id>` gives it: all of it, however
+ * long (a client that reads only resources has no way to ask for a next page), masked.
+ */
+export async function artifactResource(env: AgentToolEnv, ref: string): Promise<AgentToolResult> {
+  return redactOutgoing(await readArtifact(env, { id: ref, limit: Number.POSITIVE_INFINITY }), redaction(env));
+}
+
+/** get_artifact's answer: one page of the artifact `input.id` names (all of it with an infinite limit). */
+function readArtifact(env: AgentToolEnv, input: { id: string; offset?: number; limit?: number }): Promise<AgentToolResult> {
+  return env.ledger.read((store) => {
+    const ref = idFromRef(input.id);
+    // The whole reference first (an id, or a title, which may hold a '#': "C# style"), then <id>#<section>.
+    const { artifact, section, missing } = resolveSectionRef(ref, (id) => store.findArtifact(id));
+    if (!artifact) {
+      return errorResult(
+        `No artifact "${ref}". Use an id, ${URN_PREFIX}<id> or a title from build_context or search_artifacts, or search with search_artifacts.`,
+      );
+    }
+    if (missing) return errorResult(`${describeMissingSection(artifactUrn(artifact.id), missing)} Call get_artifact with id "${artifact.id}" for the whole text.`);
+    const latest = store.latestOfChain(artifact.chainId);
+    const notes: string[] = [];
+    const review = reviewLine(artifact);
+    if (review) notes.push(review);
+    if (latest && latest.id !== artifact.id) notes.push(`This is version ${artifact.version}; the latest is ${artifactUrn(latest.id)} (version ${latest.version}).`);
+    const next = artifact.status === 'superseded' ? successorOf(store, artifact) : undefined;
+    if (artifact.status === 'superseded') notes.push(`SUPERSEDED${successorText(env, next)}: no longer current.${next ? ' Read that one instead.' : ''}`);
+    if (artifact.status === 'archived') notes.push('ARCHIVED: no longer current.');
+    if (section) notes.push(`Section "${section.heading || 'introduction'}" (${artifactUrn(artifact.id)}#${section.slug}); the whole artifact: get_artifact with id "${artifact.id}".`);
+    // Masked before paging, so a page cut never splits a secret and offsets count the text sent.
+    const body = redacted(env, section ? section.text : artifact.body);
+    const offset = input.offset ?? 0;
+    if (offset > 0 && offset >= body.length) {
+      return errorResult(`offset ${offset} is past the end of ${artifactUrn(artifact.id)}: its body has ${body.length} characters.`);
+    }
+    const end = pageEnd(body, offset, input.limit ?? ARTIFACT_PAGE_CHARS);
+    const page = body.slice(offset, end);
+    if (offset > 0 || end < body.length) {
+      notes.push(
+        `Characters ${offset}–${end} of ${body.length}.${end < body.length ? ` More follows: call get_artifact with id "${section ? `${artifact.id}#${section.slug}` : artifact.id}" and offset ${end}.` : ' This is the end.'}`,
+      );
+    }
+    const meta = [
+      `${artifactUrn(artifact.id)} · ${artifact.type} · scope ${artifact.scope}${artifact.scope === 'task' && artifact.taskId ? ` (${artifact.taskId})` : ''}`,
+      `version ${artifact.version} · ${artifact.status}${artifact.pinned ? ' · pinned' : ''} · updated ${artifact.updatedAt}`,
+    ].join(' · ');
+    const tags = artifact.tags.map((t) => oneLine(t));
+    const lines = [`# ${oneLine(artifact.title)}`, meta];
+    if (artifact.paths.length > 0) lines.push(`Paths: ${artifact.paths.join(', ')}`);
+    if (tags.length > 0) lines.push(`Tags: ${tags.join(', ')}`);
+    for (const note of notes) lines.push(note);
+    return {
+      text: `${lines.join('\n')}\n\n${page}`.trimEnd(),
+      data: {
+        ...artifactData(env, artifact),
+        source: artifact.source,
+        scope: artifact.scope,
+        paths: artifact.paths,
+        tags,
+        text: page,
+        offset,
+        totalChars: body.length,
+        ...(end < body.length ? { nextOffset: end } : {}),
+        ...(next ? { supersededBy: { id: next.id, urn: artifactUrn(next.id), ...(next.title !== undefined ? { title: oneLine(next.title) } : {}) } } : {}),
+        ...(latest && latest.id !== artifact.id ? { latestId: latest.id } : {}),
+      },
+    };
+  });
+}
 
 // ------------------------------------------------------------------ search_artifacts
 

@@ -222,11 +222,30 @@ async function mcpBench(db) {
   await client.connect(transport);
   const buildArgs = { task: 'Fix the webhook retry queue timeout: the payments webhook handler times out under load; add a retry queue with a lock.', paths: ['src/queue/worker.ts'], budget: 8000 };
   const searchArgs = { query: 'webhook retry queue lock' };
-  const timed = async (fn) => {
+  // The server's CPU time (all its threads: protocol and ledger worker), from Linux's per-thread schedstat, in ms.
+  const serverCpuMs = () => {
+    const tasks = `/proc/${transport.pid}/task`;
+    if (!transport.pid || !fs.existsSync(tasks)) return undefined;
+    let ns = 0;
+    for (const t of fs.readdirSync(tasks)) {
+      try {
+        ns += Number(fs.readFileSync(`${tasks}/${t}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+    return ns / 1e6;
+  };
+  const buildCpu = [];
+  const timed = async (fn, cpu) => {
+    const cpuBefore = serverCpuMs();
     const started = performance.now();
     const result = await fn();
     if (result?.isError) throw new Error(`MCP tool failed: ${JSON.stringify(result.content).slice(0, 300)}`);
-    return performance.now() - started;
+    const wall = performance.now() - started;
+    const cpuAfter = serverCpuMs();
+    if (cpu && cpuBefore !== undefined && cpuAfter !== undefined) cpu.push(cpuAfter - cpuBefore);
+    return wall;
   };
   const stats = (values) => {
     const sorted = [...values].sort((a, b) => a - b);
@@ -239,7 +258,7 @@ async function mcpBench(db) {
     const searches = [];
     const pings = [];
     for (let i = 0; i < WARM_RUNS; i++) {
-      builds.push(await timed(() => client.callTool({ name: 'build_context', arguments: { ...buildArgs, task: `${buildArgs.task} (${i})` } })));
+      builds.push(await timed(() => client.callTool({ name: 'build_context', arguments: { ...buildArgs, task: `${buildArgs.task} (${i})` } }), buildCpu));
       searches.push(await timed(() => client.callTool({ name: 'search_artifacts', arguments: searchArgs })));
     }
     for (let i = 0; i < 5; i++) {
@@ -250,7 +269,7 @@ async function mcpBench(db) {
       pings.push(performance.now() - started);
       await build;
     }
-    return { build: stats(builds), search: stats(searches), pings: stats(pings) };
+    return { build: stats(builds), buildCpu: buildCpu.length > 0 ? stats(buildCpu) : undefined, search: stats(searches), pings: stats(pings) };
   } finally {
     await client.close();
   }
@@ -323,6 +342,10 @@ if (hasBuild) {
   rows.push([`in process: collect all live sources + build, warm, median of ${WARM_RUNS}`, fmt(live.warmMs), fmt(live.warmCpuMs), '', '< 300 ms']);
   const mcp = await mcpBench(big);
   rows.push([`MCP \`build_context\` (8,000 tokens), warm, p50 of ${WARM_RUNS} (p90 ${fmt(mcp.build.p90)})`, fmt(mcp.build.p50), '', '', '< 100 ms']);
+  if (mcp.buildCpu) {
+    // The server's own CPU per call (both threads), beside the in-process warm build above: what the protocol, the worker and fitting the whole result add.
+    rows.push([`MCP \`build_context\` (8,000 tokens), warm, server CPU p50 of ${mcp.buildCpu.n} (p90 ${fmt(mcp.buildCpu.p90)}; in process ${fmt(figures.warmCpuMs)})`, '', fmt(mcp.buildCpu.p50), '', '≤ 50 ms p50, ≤ 120 ms p90']);
+  }
   rows.push([`MCP \`search_artifacts\`, warm, p50 of ${WARM_RUNS} (p90 ${fmt(mcp.search.p90)})`, fmt(mcp.search.p50), '', '', '< 50 ms']);
   rows.push([`MCP \`ping\` answered while a \`build_context\` runs, p50 of ${mcp.pings.n} (max ${fmt(mcp.pings.max)})`, fmt(mcp.pings.p50), '', '', '< 50 ms']);
   for (const [rel, level, ratio, before, ms] of live.levels) {

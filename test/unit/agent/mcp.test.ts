@@ -79,8 +79,9 @@ describe('context-ledger mcp', () => {
     const result = await call('build_context', { task: 'Replace sql.js storage with a native SQLite build', budget });
     assert.equal(result.isError, false, result.text);
     assert.match(result.text, /Use sql\.js for storage/);
-    assert.ok((result.data?.tokensUsed as number) <= budget, JSON.stringify(result.data));
-    const counter = await TokenCounter.load(result.data?.tokenizer as 'o200k_base');
+    // One text, no structured copy: what any client hands its model is within the budget.
+    assert.equal(result.data, undefined);
+    const counter = await TokenCounter.load('o200k_base');
     assert.ok(counter.count(result.text) <= budget, `text is ${counter.count(result.text)} tokens`);
   });
 
@@ -181,13 +182,20 @@ describe('context-ledger mcp', () => {
       ['build_context', { task: 'y'.repeat(50_000) }, /limit is 20000/],
       ['search_artifacts', { type: 'nonsense' }, /is not a type/],
       ['propose_version', { id: 'missing-id', body: 'new' }, /No artifact|missing-id/],
-      ['no_such_tool', {}, /There is no tool "no_such_tool"/],
     ];
     for (const [name, args, expected] of cases) {
       const result = await call(name, args);
       assert.equal(result.isError, true, `${name} ${JSON.stringify(args).slice(0, 80)} should fail: ${result.text}`);
       assert.match(result.text, expected, `${name}: ${result.text}`);
     }
+    // An unknown tool is a protocol error (-32602), not a tool result; the client prefixes its code once.
+    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} }).then(
+      () => assert.fail('an unknown tool must be refused'),
+      (error: Error & { code?: number }) => error,
+    );
+    assert.equal(unknown.code, -32602);
+    assert.match(unknown.message, /^MCP error -32602: There is no tool "no_such_tool"/);
+    assert.equal(unknown.message.match(/MCP error/g)?.length, 1, unknown.message);
     // The server is still up and the database untouched.
     assert.ok(Buffer.compare(before, fs.readFileSync(db)) === 0, 'the database changed');
     const { tools } = await client.listTools();

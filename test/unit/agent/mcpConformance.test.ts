@@ -4,7 +4,6 @@
  * both against the built server (dist/cli.js) on real ledger files.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,6 +18,8 @@ import { titleLine } from '../../../src/core/assemble/render';
 import { TokenCounter } from '../../../src/core/tokens';
 import { LedgerFile } from '../../../src/node/ledgerFile';
 import { CLI, cli, jsonOf, memoryStore, tempDir } from '../helpers';
+import { mcpToolResult, serializedBuildContext } from '../../../src/cli/mcp/results';
+import { RawClient } from './mcpRawClient';
 
 interface Called {
   text: string;
@@ -59,66 +60,6 @@ async function connect(args: string[], cwd: string, name = 'conformance'): Promi
   };
 }
 
-interface RawMessage {
-  id?: number | string;
-  method?: string;
-  params?: Record<string, unknown>;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-/** A JSON-RPC client on stdio with no SDK: every message in arrival order. */
-class RawClient {
-  readonly received: RawMessage[] = [];
-  private readonly child: ChildProcessWithoutNullStreams;
-  private buffer = '';
-  private waiters: Array<() => void> = [];
-
-  constructor(args: string[], cwd: string) {
-    this.child = spawn(process.execPath, [CLI, 'mcp', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr.resume();
-    this.child.stdout.on('data', (chunk: Buffer) => {
-      this.buffer += chunk.toString();
-      let nl: number;
-      while ((nl = this.buffer.indexOf('\n')) >= 0) {
-        const line = this.buffer.slice(0, nl);
-        this.buffer = this.buffer.slice(nl + 1);
-        if (line.trim()) this.received.push(JSON.parse(line) as RawMessage);
-      }
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-  }
-
-  send(message: Record<string, unknown>): void {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  }
-
-  async waitFor(predicate: (m: RawMessage) => boolean, timeoutMs = 60_000): Promise<RawMessage> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.received.find(predicate);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`timed out; received ${JSON.stringify(this.received).slice(0, 500)}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
-    }
-  }
-
-  async initialize(): Promise<RawMessage> {
-    this.send({ id: 'init', method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
-    const reply = await this.waitFor((m) => m.id === 'init');
-    this.send({ method: 'notifications/initialized' });
-    return reply;
-  }
-
-  async close(): Promise<void> {
-    this.child.stdin.end();
-    await new Promise((resolve) => this.child.once('exit', resolve));
-  }
-}
-
 function writeJsonl(file: string, rows: Array<Record<string, unknown>>): void {
   fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
@@ -146,9 +87,9 @@ describe('MCP conformance: defects', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('every tool declares an outputSchema, and structuredContent carries the knowledge text and the unreviewed flag', async () => {
+  test('every tool but build_context declares an outputSchema, and structuredContent carries the knowledge text and the unreviewed flag', async () => {
     const { tools } = await session.client.listTools();
-    for (const tool of tools) assert.equal(tool.outputSchema?.type, 'object', tool.name);
+    for (const tool of tools) assert.equal(tool.outputSchema?.type, tool.name === 'build_context' ? undefined : 'object', tool.name);
     const secret = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
     const created = await session.call('create_artifact', { type: 'learning', title: 'Deploy key lives in the vault', body: `The deploy token ${secret} must never be committed.`, tags: ['deploy'] });
     assert.equal(created.isError, false, created.text);
@@ -163,12 +104,12 @@ describe('MCP conformance: defects', () => {
     assert.doesNotMatch(JSON.stringify(got.data), new RegExp(secret));
 
     const built = await session.call('build_context', { task: 'Rotate the deploy key in the vault', budget: 3000 });
-    assert.match(built.data?.text as string, /Deploy key lives in the vault/);
-    const items = built.data?.items as Array<{ id: string; unreviewed: boolean; urn: string }>;
-    assert.equal(items.find((i) => i.id === id)?.unreviewed, true);
-    assert.doesNotMatch(JSON.stringify(built.data), new RegExp(secret));
-    // What build_context offers is linked as resources.
-    assert.ok(built.content.some((c) => c.type === 'resource_link' && c.uri === `ledger://artifact/${id}`), JSON.stringify(built.content));
+    // build_context: the knowledge once, as one text naming each item's ledger:// id. No structured copy:
+    // Claude Code shows a model the structuredContent in place of the text when there is one.
+    assert.match(built.text, /Deploy key lives in the vault/);
+    assert.deepEqual(built.content.map((c) => c.type), ['text']);
+    assert.equal(built.data, undefined);
+    assert.doesNotMatch(built.text, new RegExp(secret));
 
     const found = await session.call('search_artifacts', { query: 'deploy vault' });
     const results = found.data?.results as Array<{ id: string; snippet: string; unreviewed: boolean }>;
@@ -211,7 +152,6 @@ describe('MCP conformance: defects', () => {
     const small = await session.call('build_context', { task: 'uploads retry', budget: 100, paths: ['/etc/passwd'] });
     assert.equal(small.isError, false, small.text);
     assert.match(small.text, /Ignored paths outside the workspace: "\/etc\/passwd"/);
-    assert.deepEqual(small.data?.notes, ['Ignored paths outside the workspace: "/etc/passwd".']);
   });
 
   test('search_artifacts takes a sentence as keywords and pages with a cursor', async () => {
@@ -262,7 +202,7 @@ describe('MCP conformance: defects', () => {
   test('a malformed tools/call is a JSON-RPC -32602 error naming the problem; the current protocol revision is offered', async () => {
     const raw = new RawClient([], dir);
     try {
-      const init = await raw.initialize();
+      const init = await raw.initialize(LATEST_PROTOCOL_VERSION);
       assert.equal(init.result?.protocolVersion, LATEST_PROTOCOL_VERSION);
       raw.send({ id: 1, method: 'tools/call', params: { arguments: {} } });
       raw.send({ id: 2, method: 'tools/call', params: { name: 'build_context', arguments: ['task'] } });
@@ -348,7 +288,7 @@ describe('MCP conformance: responsiveness (ping, cancellation, progress)', () =>
     );
     assert.equal(cli(['import', path.join(dir, 'many.jsonl')], { cwd: dir }).code, 0);
     raw = new RawClient([], dir);
-    await raw.initialize();
+    await raw.initialize(LATEST_PROTOCOL_VERSION);
   });
 
   after(async () => {
@@ -598,6 +538,25 @@ describe('build_context: the answer within the budget', () => {
         assert.ok(counter.count(result.text) <= budget, `budget ${budget}, paths ${paths.length}: ${counter.count(result.text)} tokens`);
         if (paths.length > 0) assert.match(result.text, /Ignored paths outside the workspace/);
       }
+    }
+  });
+
+  test('as MCP hands it over: the whole serialized tool result fits, escaping and structure included', async () => {
+    const store = await memoryStore();
+    // Line breaks, quotes and backslashes: what JSON escaping makes longer.
+    const texts = ['Retry the "webhook" with backoff:\n- first\n- second', 'C:\\ledger\\paths and "quotes"\n\n\tindented', 'Webhook 重试：最多五次，然后进入队列。\n"引号"', 'Webhooks 🔁 retry 🚦\n\n> quoted "line"'];
+    for (let i = 0; i < 40; i++) store.createArtifact({ type: 'note', title: `Webhook "retry" ${i}`, body: `${texts[i % texts.length]}\n${'Detail "x".\n'.repeat(i * 3)}` });
+    const access: LedgerAccess = { read: async (fn) => fn(store), write: (fn) => Promise.resolve(fn(store)) };
+    const env = { ledger: access, channel: 'mcp' as const, workspaceRoot: '/ws', delivered: serializedBuildContext };
+    const counter = await TokenCounter.load('o200k_base');
+    for (let budget = 100; budget <= 8000; budget += budget < 1000 ? 53 : 997) {
+      const result = await buildContextTool.run(env, { task: 'webhook retry queue', budget });
+      assert.equal(result.isError, undefined, result.text);
+      const whole = counter.count(JSON.stringify(mcpToolResult('build_context', result)));
+      assert.ok(whole <= budget, `budget ${budget}: the serialized result holds ${whole} tokens`);
+      // Fitting takes what the structure and escaping need, not more.
+      const plain = await buildContextTool.run({ ...env, delivered: undefined }, { task: 'webhook retry queue', budget });
+      if (budget >= 1000) assert.ok(counter.count(result.text) >= counter.count(plain.text) * 0.6, `budget ${budget}: ${counter.count(result.text)} of ${counter.count(plain.text)}`);
     }
   });
 });

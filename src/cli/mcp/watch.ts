@@ -1,0 +1,98 @@
+/**
+ * Watches the ledger (its database and journal, one inotify watch, and its Markdown
+ * mirror's artifact files) and tells the client: `notifications/resources/list_changed`
+ * when another process changed the ledger, `notifications/resources/updated` for each
+ * subscribed artifact whose text changed, whoever changed it (an agent, the CLI, an editor
+ * saving an artifact file).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { idFromRef } from '../../core/model';
+import { mirrorFolderOf } from '../../node/ledgerFolder';
+import { errorText, type LedgerWorker, log } from './worker';
+
+/** Changes closer together than this are one change (an editor's save is several events). */
+const SETTLE_MS = 150;
+
+export class LedgerWatch {
+  /** Subscribed resource URIs and what each showed when last looked at. */
+  private readonly subscribed = new Map<string, string>();
+  private readonly watchers: fs.FSWatcher[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private checking = Promise.resolve();
+
+  constructor(
+    private readonly worker: LedgerWorker,
+    private readonly server: Server,
+  ) {}
+
+  /** Starts watching the ledger at `file`, once it is served. */
+  watch(file: string): void {
+    const base = path.basename(file);
+    this.add(path.dirname(file), false, (name) => name === null || name === base || name === `${base}.journal`);
+    const mirror = mirrorFolderOf(file);
+    if (fs.existsSync(mirror)) this.add(mirror, true, (name) => name === null || name.endsWith('.md'));
+  }
+
+  private add(folder: string, recursive: boolean, relevant: (name: string | null) => boolean): void {
+    try {
+      this.watchers.push(
+        fs.watch(folder, { persistent: false, recursive }, (_event, name) => {
+          if (relevant(name === null ? null : String(name))) this.soon();
+        }),
+      );
+    } catch (error) {
+      log(`not watching ${folder} for changes: ${errorText(error)}`);
+    }
+  }
+
+  private soon(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.checking = this.checking.then(() => this.check()).catch(() => undefined);
+    }, SETTLE_MS);
+  }
+
+  private async check(): Promise<void> {
+    const reply = await this.worker.request({ type: 'refresh' }).done;
+    if (reply.result === true) await this.server.sendResourceListChanged().catch(() => undefined);
+    await this.compare();
+  }
+
+  /** Sends resources/updated for each subscribed artifact that shows something else now. */
+  private async compare(): Promise<void> {
+    if (this.subscribed.size === 0) return;
+    const uris = [...this.subscribed.keys()];
+    const stamps = await this.stamps(uris);
+    for (const [i, uri] of uris.entries()) {
+      if (stamps[i] === this.subscribed.get(uri) || !this.subscribed.has(uri)) continue;
+      this.subscribed.set(uri, stamps[i]!);
+      await this.server.sendResourceUpdated({ uri }).catch(() => undefined);
+    }
+  }
+
+  private async stamps(uris: string[]): Promise<string[]> {
+    const reply = await this.worker.request({ type: 'stamps', refs: uris.map((u) => idFromRef(u)) }).done;
+    return Array.isArray(reply.result) ? (reply.result as string[]) : uris.map(() => '');
+  }
+
+  async subscribe(uri: string): Promise<void> {
+    const [stamp] = await this.stamps([uri]);
+    this.subscribed.set(uri, stamp ?? '');
+  }
+
+  unsubscribe(uri: string): void {
+    this.subscribed.delete(uri);
+  }
+
+  /** After the server's own writes: subscribers hear of them as of anyone's. */
+  changedHere(): void {
+    this.soon();
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    for (const w of this.watchers.splice(0)) w.close();
+  }
+}

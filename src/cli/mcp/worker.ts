@@ -1,0 +1,265 @@
+/**
+ * The ledger's thread. The main thread speaks the protocol and nothing else, so a `ping`, a
+ * cancellation or a second request is read at once however long a build takes; this worker
+ * (the same CLI command, started again in a worker) owns the ledger: it keeps the store and
+ * its search index warm between calls and runs every tool, one call at a time.
+ */
+import * as path from 'node:path';
+import { parentPort, Worker } from 'node:worker_threads';
+import { type AgentToolEnv, artifactResource, CancelledError, findAgentTool, MCP_TOOLS } from '../../core/agentTools';
+import { redactOutgoing } from '../../core/assemble/redact';
+import { renderWhichReport } from '../../core/formats/ruleSimulator';
+import { UserError } from '../../core/model';
+import type { LedgerFile } from '../../node/ledgerFile';
+import { whichRules } from '../../node/whichRules';
+import { stringOption } from '../args';
+import type { CommandContext } from '../commandContext';
+import { serializedBuildContext } from './results';
+import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, pullMirror, unreviewedPolicy } from './ledger';
+
+let logSink: ((text: string, level: 'info' | 'warning') => void) | undefined;
+
+/** Where the main thread's log lines go besides stderr (the client, as MCP log messages). */
+export function setLogSink(sink: typeof logSink): void {
+  logSink = sink;
+}
+
+export function log(text: string, level: 'info' | 'warning' = 'warning'): void {
+  process.stderr.write(`context-ledger mcp: ${text}\n`);
+  logSink?.(text, level);
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/** Cancelled call ids, shared with the worker: it can read them in the middle of a synchronous build. */
+const CANCEL_SLOTS = 64;
+
+export interface WorkerSetup {
+  mcpWorker: true;
+  cancelled: SharedArrayBuffer;
+}
+
+/** The ledger being served. */
+export interface Served extends LedgerPlace {
+  policy: 'include' | 'hold';
+  from: string;
+}
+
+export interface ArtifactSummary {
+  id: string;
+  title: string;
+  type: string;
+  updatedAt: string;
+  chars: number;
+}
+
+type ToWorker =
+  | { type: 'call'; id: number; tool: string; args: unknown; agent?: string; progress: boolean }
+  | { type: 'open'; id: number; place: LedgerPlace }
+  | { type: 'refresh'; id: number }
+  | { type: 'list'; id: number; offset: number; limit: number }
+  | { type: 'resource'; id: number; ref: string }
+  | { type: 'ids'; id: number; prefix: string; limit: number }
+  | { type: 'stamps'; id: number; refs: string[] }
+  | { type: 'close' };
+
+export type WorkerReply = { type: 'result'; id: number; result?: unknown; error?: string; cancelled?: boolean };
+
+type FromWorker =
+  | { type: 'ready'; served?: Served; missing?: string }
+  | { type: 'startError'; message: string }
+  | { type: 'progress'; id: number; done: number; total: number; message: string }
+  | WorkerReply;
+
+/** A request to the worker before it gets its id. */
+type WorkerRequest = ToWorker extends infer T ? (T extends { id: number } ? Omit<T, 'id'> : never) : never;
+
+function isCancelled(shared: Int32Array, id: number): boolean {
+  for (let i = 1; i <= CANCEL_SLOTS; i++) if (Atomics.load(shared, i) === id) return true;
+  return false;
+}
+
+function userText(error: unknown): string {
+  return error instanceof UserError ? `${error.message}${error.hint ? ` ${error.hint}` : ''}` : errorText(error);
+}
+
+export async function runWorker(context: CommandContext, setup: WorkerSetup): Promise<number> {
+  const port = parentPort!;
+  const post = (message: FromWorker) => port.postMessage(message);
+  const shared = new Int32Array(setup.cancelled);
+  const flag = stringOption(context.options, 'unreviewed');
+  let ledger: LedgerFile | undefined;
+  let env: AgentToolEnv | undefined;
+
+  const open = async (place: LedgerPlace): Promise<Served> => {
+    const unreviewed = unreviewedPolicy(flag, place.workspace);
+    const opened = await openServedLedger(place);
+    await pullMirror(opened, log);
+    const root = path.resolve(place.workspace);
+    ledger = opened;
+    env = {
+      ledger: ledgerAccess(opened, log),
+      channel: 'mcp',
+      workspaceRoot: root.replace(/\\/g, '/'),
+      assembleOptions: { unreviewed: unreviewed.policy },
+      which: (file, artifacts) => renderWhichReport(whichRules(root, path.join(root, file), artifacts)),
+      delivered: serializedBuildContext,
+    };
+    return { file: opened.file, workspace: root, policy: unreviewed.policy, from: unreviewed.from };
+  };
+
+  try {
+    // The workspace is where the ledger is, not where the server was started.
+    const located = locateLedger(context.cwd, stringOption(context.options, 'db'));
+    if ('place' in located) post({ type: 'ready', served: await open(located.place) });
+    else post({ type: 'ready', missing: located.missing });
+  } catch (error) {
+    post({ type: 'startError', message: userText(error) });
+    return 1;
+  }
+
+  const masked = <T>(value: T): T => redactOutgoing(value, { redact: env?.assembleOptions?.redact, redactAllow: env?.redactAllow ?? [] });
+
+  const handle = async (message: ToWorker): Promise<void> => {
+    if (message.type === 'close') {
+      ledger?.close();
+      port.close();
+      return;
+    }
+    const { id } = message;
+    const reply = (result: unknown) => post({ type: 'result', id, result });
+    if (message.type === 'open') {
+      if (ledger) return reply({ file: ledger.file });
+      try {
+        return reply(await open(message.place));
+      } catch (error) {
+        return post({ type: 'result', id, error: userText(error) });
+      }
+    }
+    if (!env || !ledger) return post({ type: 'result', id, error: 'no ledger is open' });
+    const tools = env;
+    if (message.type === 'refresh') {
+      const pulled = await pullMirror(ledger, log);
+      return reply(ledger.refresh() || pulled);
+    }
+    if (message.type === 'stamps') {
+      // What a subscriber's resource shows: the version, its status, and the chain's latest.
+      const stamps = await tools.ledger.read((store) =>
+        message.refs.map((ref) => {
+          const a = store.findArtifact(ref);
+          return a ? `${a.id} ${a.version} ${a.status} ${a.updatedAt} ${store.latestOfChain(a.chainId)?.id ?? ''}` : '';
+        }),
+      );
+      return reply(stamps);
+    }
+    if (message.type === 'list') {
+      const page = await tools.ledger.read((store) => {
+        const active = store.latestArtifacts().filter((a) => a.status === 'active');
+        const items: ArtifactSummary[] = active
+          .slice(message.offset, message.offset + message.limit)
+          .map((a) => ({ id: a.id, title: a.title, type: a.type, updatedAt: a.updatedAt, chars: a.body.length }));
+        return { total: active.length, items };
+      });
+      // Titles leave the ledger masked, as in every other answer.
+      return reply({ total: page.total, items: masked(page.items) });
+    }
+    if (message.type === 'resource') return reply(await artifactResource(tools, message.ref));
+    if (message.type === 'ids') {
+      const prefix = message.prefix.toLowerCase();
+      const ids = await tools.ledger.read((store) =>
+        store
+          .latestArtifacts()
+          .filter((a) => a.status === 'active' && a.id.toLowerCase().startsWith(prefix))
+          .map((a) => a.id)
+          .sort(),
+      );
+      return reply({ total: ids.length, values: ids.slice(0, message.limit) });
+    }
+    if (isCancelled(shared, id)) return post({ type: 'result', id, cancelled: true });
+    const tool = findAgentTool(message.tool, MCP_TOOLS)!;
+    const callEnv: AgentToolEnv = {
+      ...tools,
+      ...(message.agent ? { agent: message.agent } : {}),
+      cancelled: () => isCancelled(shared, id),
+      ...(message.progress ? { progress: (done: number, total: number, text: string) => post({ type: 'progress', id, done, total, message: text }) } : {}),
+    };
+    try {
+      reply(await tool.run(callEnv, message.args));
+    } catch (error) {
+      if (error instanceof CancelledError) post({ type: 'result', id, cancelled: true });
+      else post({ type: 'result', id, error: errorText(error) });
+    }
+  };
+  // One call at a time, in arrival order: a later call waits for the one before it.
+  let queue = Promise.resolve();
+  port.on('message', (message: ToWorker) => {
+    queue = queue
+      .then(() => handle(message))
+      .catch((error: unknown) => {
+        log(`worker: ${errorText(error)}`);
+        if (message.type !== 'close') post({ type: 'result', id: message.id, error: errorText(error) });
+      });
+  });
+  return 0;
+}
+
+/** The worker from the main thread's side: calls in, results and progress out. */
+export class LedgerWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (value: WorkerReply) => void; onProgress?: (done: number, total: number, message: string) => void }>();
+  private readonly cancelledIds: Int32Array;
+  private nextId = 1;
+  private cancelCount = 0;
+  readonly ready: Promise<{ served?: Served; missing?: string }>;
+
+  constructor(argv: readonly string[]) {
+    const cancelled = new SharedArrayBuffer(4 * (CANCEL_SLOTS + 1));
+    this.cancelledIds = new Int32Array(cancelled);
+    const setup: WorkerSetup = { mcpWorker: true, cancelled };
+    // The CLI script this process runs, run again as the `mcp` command inside the worker (see `run`).
+    this.worker = new Worker(process.argv[1]!, { argv: [...argv], workerData: setup, stdout: true });
+    // The worker's standard output is not the protocol's: anything printed there goes to stderr.
+    this.worker.stdout.pipe(process.stderr);
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.on('message', (message: FromWorker) => {
+        if (message.type === 'ready') resolve(message);
+        else if (message.type === 'startError') reject(new UserError(message.message));
+        else if (message.type === 'progress') this.pending.get(message.id)?.onProgress?.(message.done, message.total, message.message);
+        else {
+          const call = this.pending.get(message.id);
+          this.pending.delete(message.id);
+          call?.resolve(message);
+        }
+      });
+      this.worker.on('error', (error) => {
+        log(`worker failed: ${errorText(error)}`);
+        reject(error);
+      });
+      this.worker.on('exit', (code) => {
+        for (const [id, call] of this.pending) call.resolve({ type: 'result', id, error: `the ledger worker stopped (exit code ${code})` });
+        this.pending.clear();
+      });
+    });
+  }
+
+  request(message: WorkerRequest, onProgress?: (done: number, total: number, message: string) => void): { id: number; done: Promise<WorkerReply> } {
+    const id = this.nextId++;
+    const done = new Promise<WorkerReply>((resolve) => this.pending.set(id, { resolve, ...(onProgress ? { onProgress } : {}) }));
+    this.worker.postMessage({ ...message, id });
+    return { id, done };
+  }
+
+  cancel(id: number): void {
+    Atomics.store(this.cancelledIds, 1 + (this.cancelCount++ % CANCEL_SLOTS), id);
+  }
+
+  async close(): Promise<void> {
+    this.worker.postMessage({ type: 'close' } satisfies ToWorker);
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 5000).unref());
+    await Promise.race([exited, timeout]);
+    await this.worker.terminate();
+  }
+}
