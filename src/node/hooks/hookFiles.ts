@@ -32,6 +32,8 @@ export interface HookLogEntry {
   chars?: number;
   items?: string[];
   detail?: string;
+  /** Answered by the workspace's warm hook server (src/cli/hookServer.ts). */
+  server?: boolean;
 }
 
 /** The hooks folder of the workspace's ledger folder, when there is a ledger folder. */
