@@ -18,6 +18,8 @@ export interface AdmitContext {
   namedByTask?: (doc: DocInfo) => boolean;
   /** The task's labels that name a module, as folder keys (`moduleLabelKeys`): evidence for ranking a record of that folder, not a scope. */
   labelKeys?: ReadonlySet<string>;
+  /** The names of the files in play and their folders (`playNamesPattern`): another module's notes that use one concern them. */
+  playNames?: RegExp;
 }
 
 /** An artifact the gate lets through: the layer it ranks in and how its paths meet the files in play. */
@@ -119,12 +121,19 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
     // concerns, not where it applies: it is ranked with a penalty instead. With no file in
     // play there is no scope to judge by, and everything is ranked on its text.
     const mode = ctx.options.unmatchedPathArtifacts;
-    const outOfScope = (mode === 'exclude' || (mode === 'rules' && STANDING_RULE_TYPES.has(a.type) && ctx.active.length > 0 && !(ctx.namedByTask?.(doc) ?? false)));
-    if (outOfScope || doc.globs.length === 0) return out('path-mismatch', `paths ${a.paths.join(', ')} match no active path`);
     // A task label naming one of its folders ("journal" for the notes on internal/journal/**)
     // says the task concerns that module, though no file of it is in play: evidence for the
     // ranking, not a scope. A label is a topic, not a name, and no agent tool loads a rule for one.
     const labelFolder = ctx.labelKeys ? folderNamedByLabel(doc.globs, ctx.labelKeys) : undefined;
+    const scopedAway = ctx.active.length > 0 && !(ctx.namedByTask?.(doc) ?? false);
+    // A module's notes are scoped by what they are: they describe that module, so with other
+    // files in play they stay out unless the task names the module (its id, title, a path, or a
+    // label naming its folder), or the notes name a file in play or its folder (the memory
+    // module that derives ProjectSlug from slug/ concerns a change to slug.go). The budget is a
+    // ceiling: what no evidence ties to this work stays out, however much room is left.
+    const otherModule = a.type === 'module_memory' && labelFolder === undefined && !(ctx.playNames?.test(a.body) ?? false);
+    const outOfScope = mode === 'exclude' || (mode === 'rules' && scopedAway && (STANDING_RULE_TYPES.has(a.type) || otherModule));
+    if (outOfScope || doc.globs.length === 0) return out('path-mismatch', `paths ${a.paths.join(', ')} match no active path`);
     return { admitted: true, layer: 'global', pathMatch: undefined, unmatchedPath: true, ...(labelFolder !== undefined ? { labelFolder } : {}) };
   }
   return { admitted: true, layer: intended, pathMatch, unmatchedPath: false };

@@ -3,7 +3,7 @@ import type { BodySection } from '../sections';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
 import { type AdmitContext, admit, leftOutItem, moduleLabelKeys } from './admit';
 import { changeKindsOf } from './changeKinds';
-import type { ActivePath, PathMatch } from './paths';
+import { type ActivePath, type PathMatch, playNamesPattern } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
 import { type ScoreContext, isReferenced, scoreArtifact } from './score';
@@ -185,6 +185,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     supersededBy,
     namedByTask: (doc) => isReferenced(doc, scoreContext),
     labelKeys: moduleLabelKeys(task?.labels ?? [], idx.docs),
+    playNames: playNamesPattern(active),
   };
 
   const leftOut: Array<ExcludedItem | Candidate> = [];

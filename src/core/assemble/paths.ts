@@ -148,6 +148,30 @@ export function folderNamedByLabel(globs: readonly CompiledGlob[], labelKeys: Re
   return undefined;
 }
 
+/** Shorter names (`cmd`, `api`, `src`) are too common in prose to tie a text to a file. */
+const MIN_PLAY_NAME = 4;
+/** A name a text can use as a word: letters, digits, `_` and `-` (not `(.*)` or `[id]`). */
+const PLAY_NAME = /^[\p{L}\p{N}_-]+$/u;
+
+/**
+ * The names by which a text can refer to the files in play: each file's stem and its folder's
+ * name (`slug` for `internal/slug/slug.go`), as one case-insensitive whole-word pattern, or
+ * undefined when no name is long enough to tell.
+ */
+export function playNamesPattern(active: readonly ActivePath[]): RegExp | undefined {
+  const names = new Set<string>();
+  for (const p of active) {
+    const segments = p.path.split('/');
+    const file = p.isDir ? undefined : segments[segments.length - 1]!;
+    const stem = file?.replace(/\.[^.]*$/, '');
+    const folder = p.dirs[p.dirs.length - 1];
+    for (const name of [stem, folder]) if (name !== undefined && name.length >= MIN_PLAY_NAME && PLAY_NAME.test(name)) names.add(name.toLowerCase());
+  }
+  if (names.size === 0) return undefined;
+  // Only word characters and `-` remain, so the names need no escaping.
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${[...names].sort().join('|')})(?![\\p{L}\\p{N}_])`, 'iu');
+}
+
 /**
  * A rule its tool loads for every file (a root AGENTS.md or CLAUDE.md, Copilot's
  * copilot-instructions.md) is in scope for whatever file is in play, as broadly as a match

@@ -223,3 +223,47 @@ describe('rules and pins within their share', () => {
     assert.ok([0, 1, 2, 3].every((i) => mode(`pin-${i}`) !== 'full'), 'no pin gets its full text before the decisions the task is about');
   });
 });
+
+describe("another module's notes", () => {
+  // Working on src/billing/webhook.ts: the auth module's memory says nothing about billing, and
+  // no agent tool would load a folder's notes for another folder, however much room is left.
+  async function ledger(): Promise<LedgerStore> {
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'auth-memory', type: 'module_memory', scope: 'path', paths: ['src/auth/**'], title: 'Module: auth', body: 'Auth tokens expire after 24 hours; refresh them in the client.' });
+    store.createArtifact({ id: 'billing-memory', type: 'module_memory', scope: 'path', paths: ['src/billing/**'], title: 'Module: billing', body: 'Billing retries payment webhooks with an idempotency key.' });
+    store.createArtifact({ id: 'ledger-memory', type: 'module_memory', scope: 'path', paths: ['src/ledger/**'], title: 'Module: ledger', body: 'The ledger posts every webhook payment; it imports the Webhook type from billing.' });
+    store.createArtifact({ id: 'retry-decision', type: 'decision', title: 'Retry webhooks with backoff', body: 'Payment webhooks are retried with exponential backoff.' });
+    return store;
+  }
+  const PATHS = ['src/billing/webhook.ts'];
+  const ids = (r: { items: Array<{ id: string }> }): string[] => r.items.map((i) => i.id);
+
+  test('stay out of a build and of the file-open context unless the task names the module or the notes name the file in play', async () => {
+    const store = await ledger();
+    const task = await assembleContext(store, { budget: 8000, now: NOW, task: { title: 'Stop double bookings when the payment webhook is retried', description: '' }, paths: PATHS, log: false });
+    assert.ok(!ids(task).includes('auth-memory'), ids(task).join(' '));
+    assert.equal(task.excluded.find((e) => e.id === 'auth-memory')?.reason, 'path-mismatch');
+    assert.ok(ids(task).includes('billing-memory'), 'the module in play');
+    assert.ok(ids(task).includes('ledger-memory'), 'notes that name the file in play (webhook) concern it');
+    // Auto-inject builds for the file in front of the user, with no task.
+    const fileOpen = await assembleContext(store, { budget: 8000, now: NOW, paths: PATHS, log: false });
+    assert.ok(!ids(fileOpen).includes('auth-memory'), ids(fileOpen).join(' '));
+    // The task naming the module (its title, a path, or a label naming its folder) brings it in.
+    for (const named of [{ title: 'Check "Module: auth" before the webhook change', description: '' }, { title: 'Webhook and src/auth/session.ts', description: '' }, { title: 'Webhook retries', description: '', labels: ['auth'] }]) {
+      const result = await assembleContext(store, { budget: 8000, now: NOW, task: named, paths: PATHS, log: false });
+      assert.ok(ids(result).includes('auth-memory'), `${JSON.stringify(named)}: ${ids(result).join(' ')}`);
+    }
+    // With no file in play there is no scope to judge by: ranked on its words.
+    const noFiles = await assembleContext(store, { budget: 8000, now: NOW, task: { title: 'Auth tokens expire too early', description: '' }, log: false });
+    assert.ok(ids(noFiles).includes('auth-memory'));
+  });
+
+  test('short, non-ASCII and hostile file names name nothing by themselves', async () => {
+    const store = await ledger();
+    store.createArtifact({ id: 'api-memory', type: 'module_memory', scope: 'path', paths: ['src/other/**'], title: 'Module: other', body: 'Every api call goes through the gateway (.*) — see 日本語.' });
+    for (const paths of [['src/api/x.ts'], ['src/(.*)/日本.ts'], ['../../etc/passwd']]) {
+      const result = await assembleContext(store, { budget: 8000, now: NOW, paths, log: false });
+      assert.ok(!ids(result).includes('api-memory'), `${JSON.stringify(paths)}: ${ids(result).join(' ')}`);
+    }
+  });
+});
