@@ -86,8 +86,10 @@ export async function serveHooks(context: CommandContext, script: string): Promi
         return;
       }
       const answered = queue.then(async () => {
+        const cpu = process.cpuUsage();
         const answer = await runHookJob(job, (_ctx, fn) => kept.read(fn));
-        return { ...answer, entry: { ...answer.entry, server: true } };
+        const used = process.cpuUsage(cpu);
+        return { ...answer, entry: { ...answer.entry, server: true, cpuMs: Math.round((used.user + used.system) / 1000) } };
       });
       queue = answered.catch(() => undefined);
       answered.then(

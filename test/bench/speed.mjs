@@ -369,8 +369,8 @@ if (hasHook) {
   // The server's own time per answer (its log's \`ms\`): the CPU column above is the hook process's alone.
   const log = JSON.parse(spawnSync(process.execPath, [cli, 'hook', '--last', '200', '--format', 'json'], { cwd: shared, encoding: 'utf8' }).stdout).entries;
   for (const [event] of EVENTS) {
-    const served = log.filter((e) => e.server === true && e.event === event).map((e) => e.ms);
-    if (served.length > 0) rows.push([`\`hook ${event}\`: the hook server's time per answer, median of ${served.length}`, fmt(median(served)), '', '', '']);
+    const served = log.filter((e) => e.server === true && e.event === event);
+    if (served.length > 0) rows.push([`\`hook ${event}\`: the hook server's time per answer, median of ${served.length}`, fmt(median(served.map((e) => e.ms))), fmt(median(served.map((e) => e.cpuMs ?? 0))), '', '']);
   }
 }
 

@@ -26,6 +26,8 @@ export interface HookLogEntry {
   /** What happened: `added` (context given), `nothing` (nothing new to add), or why nothing was given. */
   outcome: 'added' | 'nothing' | 'no-ledger' | 'bad-payload' | 'timeout' | 'error';
   ms: number;
+  /** CPU time of the answer (user + system), where it was measured alone (the hook server answers one hook at a time). */
+  cpuMs?: number;
   session?: string;
   workspace?: string;
   tokens?: number;
