@@ -16,9 +16,12 @@ interface Run {
   stderr: string;
 }
 
-/** The hook's 4 s bound is tested on its own below; elsewhere a loaded machine must not turn a slow answer into no answer. */
+/**
+ * The hook's 4 s bound is tested on its own below; elsewhere a loaded machine must not turn a
+ * slow answer into no answer. The hook servers these tests start end 15 s after their last hook.
+ */
 function run(cwd: string, args: string[], input = '', env: Record<string, string> = {}): Run {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: path.join(cwd, '..', 'home'), XDG_STATE_HOME: '', CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '60000', ...env } });
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: path.join(cwd, '..', 'home'), XDG_STATE_HOME: '', CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '60000', CONTEXT_LEDGER_HOOK_SERVER_IDLE_MS: '15000', ...env } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
