@@ -11,6 +11,7 @@ import { isTokenizerName, TOKENIZERS, UserError } from '../core/model';
 import { TokenCounter } from '../core/tokens';
 import {
   allSkipped,
+  NOT_IMPORTED,
   applyImport,
   type FolderImportReport,
   type FormatReport,
@@ -145,8 +146,15 @@ export async function importFolder(
     return;
   }
   const report: FolderImportReport = { folder, dryRun, formats, skipped: scan.listing.skipped };
+  // Entries the ledger refused (a section over 4 MB): the rest landed; exit 1 says not all of it did.
+  const refused = allSkipped(report).filter((s) => s.reason.startsWith(NOT_IMPORTED));
+  const refusedExit = (): number | undefined => {
+    if (refused.length === 0) return undefined;
+    context.err(`context-ledger: ${plural(refused.length, 'section')} not imported (${refused.map((s) => s.where).slice(0, 3).join('; ')}${refused.length > 3 ? '; …' : ''}); everything else was ${dryRun ? 'checked' : 'imported'}.`);
+    return 1;
+  };
   if (isJson(context)) {
-    return printJson(context, {
+    printJson(context, {
       ...report,
       formats: formats.map((f) => ({
         format: f.format,
@@ -162,8 +170,10 @@ export async function importFolder(
         skipped: f.skipped,
       })),
     });
+    return refusedExit();
   }
   context.out(renderReport(report));
+  return refusedExit();
 }
 
 // ---------------------------------------------------------------- export --to

@@ -5,6 +5,7 @@ import type { ConfigService } from './config';
 import type { BuiltContext } from './contextService';
 import { DisposableBase } from './disposable';
 import { editorReadsContributedInstructions } from './contributedInstructions';
+import { writeFileInside } from '../node/files';
 import { excludeFromGit } from '../node/git';
 import { SETTINGS, SETTINGS_SECTION, STATE_KEYS } from './ids';
 import { checkRelativePath, decideWrite, isOwnedByLedger, renderInstructionsFile } from './instructionsFile';
@@ -103,7 +104,8 @@ export class AutoInjector extends DisposableBase {
       return;
     }
     const hidden = this.keepOutOfGit(folder, file, checked.path);
-    await writeAtomically(file, next);
+    // Never through a link on the way (a `.github` folder shipped as a link), checked as it writes.
+    writeFileInside(folder.uri.fsPath, file, next, checked.path);
     this.logger.info(`Updated ${checked.path} in ${folder.name}: ${result.tokensUsed}/${result.budget} tokens for ${paths.slice(0, 3).join(', ') || 'no open files'}`);
     // Not awaited: the notice waits for the user, and the writes queued behind this one must not.
     this.noticeOnce(folder, checked.path, hidden).catch((error: unknown) => this.logger.error('Showing the auto-inject notice', error));
@@ -175,12 +177,4 @@ async function readIfExists(file: string): Promise<string | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-/** Temp file in the same folder, then rename: an agent never reads half a file. */
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await fs.promises.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${process.pid}`;
-  await fs.promises.writeFile(temp, text, 'utf8');
-  await fs.promises.rename(temp, file);
 }

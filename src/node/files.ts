@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../core/model';
+import { LedgerUnavailableError, refuseLink } from './persistence/noLinks';
 
 export const LEDGER_FOLDER = '.context-ledger';
 export const LEDGER_FILE = 'ledger.db';
@@ -64,4 +66,47 @@ export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * Writes `file` whole, inside the folder `root`, never through a link: every write of a
+ * generated file (the Markdown mirror, exported rule files, the sync state, an inbox `.error`)
+ * goes through here, and the check is made at the moment of writing, not when the command
+ * started. A symbolic link at a folder between `root` and the file, or at the file's own name,
+ * is refused with an error naming it (a cloned repository can ship one pointing anywhere);
+ * `root` itself is the caller's (a workspace opened through a link is fine; OutputFolder
+ * refuses a link at the folder it was given). The bytes go to a new temporary file (`O_EXCL`: a name that exists, link or not,
+ * is never opened) that is renamed over the file, so a hard link at the file's name is
+ * replaced, not written through: its other names keep their content.
+ */
+export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file'): void {
+  const relative = path.relative(root, file);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new UserError(`Refused to write ${file}: it is outside ${root}.`);
+  let folder = root;
+  const parts = relative.split(path.sep);
+  for (const part of parts.slice(0, -1)) {
+    folder = path.join(folder, part);
+    refuseLink(folder, `a folder on the way to ${what}`);
+    try {
+      fs.mkdirSync(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  refuseLink(file, what);
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(temp, content, { flag: 'wx' });
+  try {
+    // A folder swapped for a link since the checks above: the temporary file landed elsewhere.
+    const real = fs.realpathSync(path.dirname(temp));
+    const realRoot = fs.realpathSync(root);
+    if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
+      throw new LedgerUnavailableError(`Refusing to write ${file}: a folder on the way became a link to ${real}, outside ${root}.`, 'Remove the link and try again.');
+    }
+    refuseLink(file, what);
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
 }

@@ -13,6 +13,7 @@ import { type DetectedFormat, detectFormats, formatOf, importDetected } from '..
 import { applyLinked, fileOfSource, type LinkedChange, linkOf } from '../core/formats/linked';
 import type { Artifact, ArtifactInput } from '../core/model';
 import { UserError } from '../core/model';
+import { normalizeArtifactInput } from '../core/ledgerStore/artifactInput';
 import { LedgerStore } from '../core/store';
 import { loadSqlJs } from './ledgerFile';
 import { type FolderListing, listFolder, readFolderFiles } from './sourceFolder';
@@ -162,6 +163,7 @@ export function parseImportSources(scan: ImportScan, formats?: readonly ImportFo
       sources.push({ path: file.path, content: expanded.content });
     }
     const result = importDetected(format, sources);
+    result.artifacts = result.artifacts.filter((input) => importable(input, skipped));
     result.skipped.unshift(...skipped);
     const unreadable = new Set(read.skipped.map((s) => `${scan.prefix}${s.where}`));
     const listed = new Set(files);
@@ -170,6 +172,25 @@ export function parseImportSources(scan: ImportScan, formats?: readonly ImportFo
     parsed.set(format, { files: files.length, result, covered });
   }
   return parsed;
+}
+
+/** The start of the reason of an entry the ledger refused (a section over 4 MB): the rest of the import lands, the command exits 1. */
+export const NOT_IMPORTED = 'not imported: ';
+
+/**
+ * Whether the ledger would take `input`; if not, it is listed in `skipped` with the reason,
+ * so one bad section (over 4 MB, a NUL in its title) costs only itself, not the whole import.
+ */
+function importable(input: ArtifactInput, skipped: Skipped[]): boolean {
+  try {
+    normalizeArtifactInput(input, () => new Date(0).toISOString(), () => 'checked');
+    return true;
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    const file = input.source ? fileOfSource(input.source) : null;
+    skipped.push({ where: `${file ?? 'a section'} "${input.title.slice(0, 80)}"`, reason: `${NOT_IMPORTED}${error.message}${error.hint ? ` ${error.hint}` : ''}` });
+    return false;
+  }
 }
 
 /** Adds the supersession links to the newer artifacts' inputs (their status is set by the parsers). */

@@ -11,6 +11,7 @@ import { GIT_LOG_FORMAT, parseGitLog, type StaleFlag, staleMemories, stalenessHo
 import type { Artifact } from '../core/model';
 import type { GitChange, GitCommit, GitState } from '../core/sources';
 import { SourceCache } from '../core/sources/cache';
+import { writeFileInside } from './files';
 
 const EXEC = {
   encoding: 'utf8' as const,
@@ -278,6 +279,6 @@ export function excludeFromGit(root: string, relative: string, why = 'its auto-i
     // No exclude file yet.
   }
   const text = `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}# Written by Context Ledger: ${why}.\n${line}\n`;
-  fs.writeFileSync(file, text);
+  writeFileInside(path.dirname(file), file, text, "git's exclude file");
   return 'excluded';
 }

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_INBOX_FILE_BYTES, type ParsedInboxFile, parseInboxFile } from '../core/inbox';
 import { type Artifact, UserError } from '../core/model';
-import { decodeText, LEDGER_FOLDER } from './files';
+import { decodeText, LEDGER_FOLDER, writeFileInside } from './files';
 import { LedgerUnavailableError, refuseLink } from './persistence/noLinks';
 
 export const INBOX_FOLDER = 'inbox';
@@ -44,16 +44,23 @@ function freeName(dir: string, name: string): string {
   return path.join(dir, candidate);
 }
 
-/** Moves `file` into `rejected/` and writes `<name>.error` beside it; returns the new path. */
+/**
+ * Moves `file` into `rejected/` and writes `<name>.error` beside it; returns the new path.
+ * A link at either name is refused (naming it) before the file is moved, so it stays in the inbox.
+ */
 export function rejectInboxFile(file: string, reason: string): string {
   const dir = path.join(path.dirname(file), REJECTED_FOLDER);
   refuseLink(dir, `the inbox's ${REJECTED_FOLDER} folder`);
   fs.mkdirSync(dir, { recursive: true });
   const target = freeName(dir, path.basename(file));
+  refuseLink(target, 'the rejected file\'s name');
+  refuseLink(`${target}.error`, 'the rejected file\'s .error file');
   fs.renameSync(file, target);
-  fs.writeFileSync(
+  writeFileInside(
+    dir,
     `${target}.error`,
     `${reason}\n\nFix the file and move it back into ${path.dirname(file)} to try again. The format: one artifact {"type", "title", "body", ...}, a list of them, or {"artifacts": [...], "decision": {...}}.\n`,
+    'the rejected file\'s .error file',
   );
   return target;
 }
@@ -86,7 +93,13 @@ export async function processInboxFile(file: string, apply: (parsed: ParsedInbox
     if (error instanceof UserError) {
       const reason = error.hint ? `${error.message} ${error.hint}` : error.message;
       if (!fs.existsSync(file)) return { file, status: 'failed', error: `${reason} (the file is gone)` };
-      return { file, status: 'rejected', error: reason, movedTo: rejectInboxFile(file, reason) };
+      try {
+        return { file, status: 'rejected', error: reason, movedTo: rejectInboxFile(file, reason) };
+      } catch (moving) {
+        // A link in `rejected/`: the file stays in the inbox, the outcome names the link.
+        if (moving instanceof LedgerUnavailableError) return { file, status: 'failed', error: `${reason} It could not be moved aside: ${moving.message} ${moving.hint ?? ''}`.trim() };
+        throw moving;
+      }
     }
     return { file, status: 'failed', error: error instanceof Error ? error.message : String(error) };
   }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeFileInside } from './files';
 import { mirrorFolderOf } from './ledgerFolder';
 import { listFolder } from './sourceFolder';
 
@@ -110,9 +111,7 @@ export function takeState(file: string, folder: string): SyncState {
 
 export function writeState(file: string, state: SyncState): void {
   lastRead = undefined;
-  const temp = `${file}.tmp-${process.pid}`;
-  fs.writeFileSync(temp, `${JSON.stringify(state)}\n`);
-  fs.renameSync(temp, file);
+  writeFileInside(path.dirname(file), file, `${JSON.stringify(state)}\n`, 'the sync state');
 }
 
 export function realFolder(folder: string): string | undefined {

@@ -1,12 +1,15 @@
 /**
  * Writes generated files into one folder and never outside it: a relative path with
- * `..`, an absolute path, or a folder on the way that is a symbolic link out of the
- * folder is refused. Each file is written to a temporary file beside it and renamed
- * over, so a reader never sees half a file.
+ * `..`, an absolute path, the folder itself or a folder on the way being a symbolic link
+ * is refused, when the folder is opened and again at each write (`writeFileInside`). Each
+ * file is written to a temporary file beside it and renamed over, so a reader never sees
+ * half a file.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../core/model';
+import { writeFileInside } from './files';
+import { refuseLink } from './persistence/noLinks';
 
 function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
@@ -17,7 +20,14 @@ export class OutputFolder {
   /** The folder's real path (links resolved); created if missing. */
   readonly root: string;
 
+  /** The folder as given (absolute): it must stay a folder, not become a link. */
+  private readonly folder: string;
+
   constructor(folder: string) {
+    this.folder = path.resolve(folder);
+    // A link at the folder itself (`.context-ledger/artifacts` shipped as a link by a clone,
+    // `export --out <link>`) would put every file at its target.
+    refuseLink(this.folder, 'the output folder');
     try {
       fs.mkdirSync(folder, { recursive: true });
       this.root = fs.realpathSync(folder);
@@ -62,10 +72,9 @@ export class OutputFolder {
 
   write(relative: string, content: string): void {
     const file = this.resolve(relative);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temp = `${file}.tmp-${process.pid}`;
-    fs.writeFileSync(temp, content);
-    fs.renameSync(temp, file);
+    // Checked again now: the folder may have become a link since it was opened.
+    refuseLink(this.folder, 'the output folder');
+    writeFileInside(this.root, file, content, relative);
   }
 
   remove(relative: string): void {

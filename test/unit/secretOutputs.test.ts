@@ -1,8 +1,10 @@
 /**
  * No planted secret leaves the ledger by any way out: build (Markdown and JSON, full
  * and squeezed budgets), explain (text and JSON), rule-file export for Copilot, Cursor
- * and AGENTS.md, and every MCP tool's text and structured content; in bodies, titles,
- * tags and the task title. The JSONL export is the lossless backup and keeps them.
+ * and AGENTS.md (bodies, titles, and the path globs that become `applyTo`, headings and file
+ * names), every MCP tool's text and structured content, `resources/read` and every prompt; in
+ * bodies, titles, tags and the task title. The JSONL export (the lossless backup) and the
+ * Markdown mirror (the ledger itself, shared through git) keep them, on purpose.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -17,6 +19,9 @@ import { SECRET_CASES } from './secretCorpus';
 function leaks(output: string): string[] {
   return SECRET_CASES.filter((c) => output.includes(c.secret) || output.includes(JSON.stringify(c.secret).slice(1, -1))).map((c) => `${c.kind}: ${c.secret.slice(0, 12)}…`);
 }
+
+/** A GitHub token someone pasted into a path glob. */
+const GLOB_SECRET = `ghp_${'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa98'}`;
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -39,6 +44,18 @@ describe('no secret leaves the ledger by any output', () => {
         body: `How we deploy (credentials ${i}).\n\n${c.text}\n\nRotate every quarter.`,
         // A bare password as a tag is no pattern anything could recognise; with its name it is.
         tags: oneLine(c.text).length <= 60 ? ['deploy', oneLine(c.text)] : ['deploy'],
+        source: 'human',
+      }),
+    );
+    // A path-scoped rule whose globs hold a secret: the globs become `applyTo`, `globs:`, headings and file names.
+    lines.push(
+      JSON.stringify({
+        id: 'secret-globs',
+        type: 'convention',
+        scope: 'path',
+        paths: [`deploy/${GLOB_SECRET}/**`, 'ops/*.yaml'],
+        title: 'Deploy folder conventions',
+        body: 'Keep one folder per environment.',
         source: 'human',
       }),
     );
@@ -82,6 +99,10 @@ describe('no secret leaves the ledger by any output', () => {
       for (let i = 0; i < SECRET_CASES.length; i++) assert.ok(written.includes(`credentials ${i}`), `artifact ${i} was exported`);
       assert.match(written, /\[REDACTED:/);
       assert.deepEqual(leaks(written), []);
+      // The path-scoped rule is exported, its globs masked wherever they are written.
+      assert.match(written, /Keep one folder per environment/);
+      assert.ok(!written.includes(GLOB_SECRET.slice(0, 12)), 'a glob\'s secret reached a rule file');
+      assert.ok(!files.join('\n').toLowerCase().includes(GLOB_SECRET.slice(0, 12).toLowerCase()), `a glob's secret named a file: ${files.join(', ')}`);
     });
   }
 
@@ -120,6 +141,28 @@ describe('no secret leaves the ledger by any output', () => {
     const out = await call('search_artifacts', { query: 'zebrafinch' });
     assert.match(out, /Zebrafinch relay/);
     assert.ok(!out.includes(token.slice(0, 10)), out);
+  });
+
+  test('MCP resources/read of every artifact and every prompt', async () => {
+    const outputs: string[] = [];
+    for (let i = 0; i < SECRET_CASES.length; i++) outputs.push(JSON.stringify(await client.readResource({ uri: `ledger://artifact/secret-${i}` })));
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['context', 'explain', 'remember']);
+    outputs.push(JSON.stringify(await client.getPrompt({ name: 'context', arguments: { task: 'deploy credentials' } })));
+    outputs.push(JSON.stringify(await client.getPrompt({ name: 'explain', arguments: { task: 'deploy credentials', id: 'secret-3' } })));
+    outputs.push(JSON.stringify(await client.getPrompt({ name: 'remember', arguments: { fact: 'Deploys need the credentials.' } })));
+    assert.ok(outputs.join('').includes('[REDACTED:'));
+    assert.deepEqual(leaks(outputs.join('\n')), []);
+  });
+
+  test('the Markdown mirror is the ledger shared through git: it keeps what was stored (see docs/storage.md)', () => {
+    const result = cli(['sync'], { cwd: dir });
+    assert.equal(result.code, 0, result.stderr);
+    const mirror = path.join(dir, '.context-ledger', 'artifacts');
+    const files = fs.readdirSync(mirror, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
+    const written = files.map((f) => fs.readFileSync(path.join(mirror, f), 'utf8')).join('\n');
+    // Masking it would make the next sync read the mask back as an edit: the key lost for good.
+    assert.equal(leaks(written).length, SECRET_CASES.length);
   });
 
   test('MCP create_artifact: what an agent writes with a secret is answered masked', async () => {

@@ -52,7 +52,7 @@ export interface RuleExportOptions {
   priority?: Readonly<Record<ArtifactType, number>>;
   /** At most this many titles per file in AGENTS.md's "Also noted" line (the rest as "and N more"). Default 20. */
   maxAlsoNoted?: number;
-  /** Secrets in titles and bodies are masked (rule files are committed and read by every agent); default on. */
+  /** Secrets in titles, bodies and path globs are masked (rule files are committed and read by every agent); default on. */
   redaction?: RedactionPolicy;
 }
 
@@ -85,8 +85,9 @@ export function isGeneratedRuleFile(content: string): boolean {
 }
 
 export function exportRules(target: RuleTarget, artifacts: readonly ExportableArtifact[], options: RuleExportOptions): RuleExport {
-  // Masked before fitting, so the budget counts what is written.
-  artifacts = artifacts.map((a) => ({ ...a, ...redactOutgoing({ title: a.title, body: a.body }, options.redaction) }));
+  // Masked before fitting, so the budget counts what is written; the globs too, since they
+  // become `applyTo`, headings and file names.
+  artifacts = artifacts.map((a) => ({ ...a, ...redactOutgoing({ title: a.title, body: a.body, paths: a.paths }, options.redaction) }));
   const { leftOut } = selectExportable(artifacts, options.priority);
   switch (target) {
     case 'copilot':

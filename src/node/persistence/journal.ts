@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import type { JournalRecord, LedgerStore } from '../../core/store';
 import { faultPoint } from './faultInjection';
+import { LedgerUnavailableError } from './noLinks';
 import { type FileIdentity, identityOf, readWithIdentity, sameIdentity } from './fileIdentity';
 
 /**
@@ -76,10 +77,8 @@ export function appendJournal(file: string, base: FileIdentity, state: JournalSt
   const size = fresh ? 0 : (state.identity?.size ?? 0);
   if (size + Buffer.byteLength(line) > JOURNAL_LIMIT) return undefined;
   const text = fresh ? `${JSON.stringify({ journal: 1, base })}\n${line}` : `${state.endsWithNewline ? '' : '\n'}${line}`;
-  // A journal left for a database since replaced is started over, not appended to.
-  const { O_WRONLY, O_CREAT, O_TRUNC, O_APPEND, O_NOFOLLOW } = fs.constants;
-  // O_NOFOLLOW: a link planted at the journal's name is refused, not written through.
-  const fd = fs.openSync(file, O_WRONLY | O_CREAT | (fresh ? O_TRUNC : O_APPEND) | (O_NOFOLLOW ?? 0));
+  const fd = openJournal(file, fresh);
+  if (fd === undefined) return undefined;
   try {
     faultPoint('journal-opened');
     fs.writeSync(fd, text);
@@ -88,4 +87,38 @@ export function appendJournal(file: string, base: FileIdentity, state: JournalSt
     fs.closeSync(fd);
   }
   return { identity: identityOf(file), applies: true, endsWithNewline: true };
+}
+
+/**
+ * Opens the journal to write, never through a link. A journal started over gets a new file:
+ * the old name is removed first (a hard link there loses one name; the file it shares with,
+ * maybe outside the ledger, is not truncated), then created exclusively. One appended to is
+ * opened without following a symbolic link; if it has another name (a hard link: a crash
+ * between linking the backup's journal and removing this one, or a planted link) undefined is
+ * returned, and the write goes to the database whole, which removes the journal's name.
+ */
+function openJournal(file: string, fresh: boolean): number | undefined {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW } = fs.constants;
+  try {
+    if (fresh) {
+      fs.rmSync(file, { force: true });
+      return fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0));
+    }
+    const fd = fs.openSync(file, O_WRONLY | O_APPEND | (O_NOFOLLOW ?? 0));
+    if (fs.fstatSync(fd).nlink > 1) {
+      fs.closeSync(fd);
+      return undefined;
+    }
+    return fd;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // ELOOP: a symbolic link at the name (O_NOFOLLOW); EEXIST: one planted since it was removed.
+    if (code === 'ELOOP' || code === 'EEXIST') {
+      throw new LedgerUnavailableError(
+        `Refusing to write ${file}: the journal became a link while writing, and writing through it would change a file outside the ledger.`,
+        'Remove the link (the ledger recreates its journal) and try again.',
+      );
+    }
+    throw error;
+  }
 }

@@ -72,6 +72,7 @@ export async function acquireLock(lockFile: string, file: string, timeoutMs = 15
   for (let attempt = 0; ; attempt++) {
     const content = JSON.stringify({ pid: process.pid, at: new Date().toISOString(), token });
     if (createWith(lockFile, content, token)) return () => releaseLock(lockFile, token);
+    refuseImpossibleLock(lockFile);
     if (takeOverIfStale(lockFile, token)) continue;
     if (Date.now() > deadline) {
       throw new LedgerUnavailableError(
@@ -81,6 +82,33 @@ export async function acquireLock(lockFile: string, file: string, timeoutMs = 15
     }
     await sleep(Math.min(5 + attempt * 2, 50) + Math.random() * 10);
   }
+}
+
+/**
+ * A lock no Context Ledger process could have left is reported at once, not waited on for
+ * the whole timeout: a folder or other non-file at the lock's name (removing it is the user's
+ * call), or a lock of a live process whose time is in the future or not a time (the clock of
+ * this machine wrote every lock we made). A lock of a dead process, or a minute old, is stale
+ * and taken over as before.
+ */
+function refuseImpossibleLock(lockFile: string): void {
+  const stat = lstatOrUndefined(lockFile);
+  if (!stat || stat.isFile() || stat.isSymbolicLink()) return;
+  const kind = stat.isDirectory() ? 'a folder' : 'not a regular file';
+  throw new LedgerUnavailableError(
+    `The lock ${lockFile} is ${kind}, not a lock file Context Ledger wrote; no change can be saved while it is there.`,
+    `Remove it (${stat.isDirectory() ? 'rmdir' : 'rm'} "${lockFile}") and try again.`,
+  );
+}
+
+function refuseLockFromNowhere(lockFile: string, owner: LockContent): void {
+  if (typeof owner.pid !== 'number' || owner.pid === process.pid) return;
+  const at = owner.at === undefined ? NaN : Date.parse(owner.at);
+  if (!Number.isNaN(at) && at <= Date.now() + STALE_AFTER_MS) return;
+  throw new LedgerUnavailableError(
+    `The lock ${lockFile} names process ${owner.pid}, which is running, and the time ${JSON.stringify(owner.at ?? null)}, ${Number.isNaN(at) ? 'which is not a time' : 'which is in the future'}: no Context Ledger process on this machine wrote it.`,
+    `If process ${owner.pid} is not Context Ledger (check with \`ps -p ${owner.pid}\`), delete ${lockFile} and try again.`,
+  );
 }
 
 /** Removes the lock if it is still ours (a lock taken over from us is not ours to remove). */
@@ -149,8 +177,9 @@ function isStale(lockFile: string, stat: fs.Stats): boolean {
   if (owner.pid === process.pid) return false;
   try {
     process.kill(owner.pid, 0);
-    return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+  refuseLockFromNowhere(lockFile, owner);
+  return false;
 }

@@ -70,6 +70,20 @@ describe('secret redaction', () => {
     'dotted words': 'a.',
     'connection strings': 'AccountKey=',
     'client-secret prefixes': 'abc1Q~',
+    // Round three (#40): the new rules' starts, repeated.
+    'PyPI prefixes': 'pypi-',
+    'bearer headers': 'Bearer ',
+    'curl users': '-u a:',
+    'SAS signatures': '&sig=',
+    'bot ids': '12345678:',
+    'Hugging Face prefixes': 'hf_',
+    'hex URLs': 'https://0123456789abcdef',
+    'assignments to secret names': 'DB_PASSWORD=a',
+    'shell defaults': '${PASSWORD:-',
+    'long secret names': 'secret_key_base_secret_key_base_',
+    'basic auth headers': 'Authorization: Basic ',
+    'names inside rejected values': 'x=token=',
+    'keys without digits': 'api_key: abcdefgh ',
   };
   const ADVERSARIAL_CHARS = 32_000;
   for (const [shape, unit] of Object.entries(SHAPES)) {
@@ -87,6 +101,27 @@ describe('secret redaction', () => {
       assert.ok(best < 50, `${shape}: ${best.toFixed(1)} ms`);
     });
   }
+
+  test('5 MB of mixed text with a secret every 50 kB is masked whole, in linear time', () => {
+    const unit = `${LOOK_ALIKES.join('\n')}\n`;
+    const chunk = unit.repeat(Math.ceil(50_000 / unit.length)).slice(0, 50_000);
+    const planted = CASES.filter((c) => !c.text.includes('PRIVATE KEY'));
+    const parts: string[] = [];
+    for (let i = 0; i < 100; i++) parts.push(chunk, `\n${planted[i % planted.length]!.text}\n`);
+    const text = parts.join('');
+    const time = (t: string): number => {
+      const started = performance.now();
+      redactSecrets(t);
+      return performance.now() - started;
+    };
+    const half = time(text.slice(0, text.length / 2));
+    const whole = time(text);
+    const result = redactSecrets(text);
+    assert.equal(result.count, 100);
+    for (const c of planted.slice(0, 100)) assert.ok(!result.text.includes(c.secret), c.kind);
+    // Twice the text, about twice the time (a quadratic pattern would take four times).
+    assert.ok(whole < Math.max(3 * half, 200), `half ${half.toFixed(0)} ms, whole ${whole.toFixed(0)} ms`);
+  });
 
   test('the allow-list keeps exact strings and /regex/ matches, and only those', () => {
     const stripe = CASES.find((c) => c.secret.startsWith('sk_test_'))!;
