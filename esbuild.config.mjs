@@ -54,12 +54,14 @@ const tokenizerFiles = {
 const VENDOR_CHUNKS = {
   agent: ['zod', '@modelcontextprotocol/sdk/server/index.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js'],
   formats: ['yaml', 'marked'],
+  // Reading and editing JSON with comments: the MCP server's workspace settings, `hooks install`.
+  settings: ['jsonc-parser'],
 };
 const vendorOf = new Map(Object.entries(VENDOR_CHUNKS).flatMap(([chunk, specifiers]) => specifiers.map((s) => [s, chunk])));
 const vendorFiles = {
   name: 'vendor-files',
   setup(build) {
-    build.onResolve({ filter: /^(zod|yaml|marked|@modelcontextprotocol\/sdk)(\/|$)/ }, (args) => {
+    build.onResolve({ filter: /^(zod|yaml|marked|jsonc-parser|@modelcontextprotocol\/sdk)(\/|$)/ }, (args) => {
       if (!vendorOf.has(args.path)) {
         return { errors: [{ text: `"${args.path}" is not in a vendor chunk: add it to VENDOR_CHUNKS in esbuild.config.mjs.` }] };
       }

@@ -182,7 +182,7 @@ function showLog(context: CommandContext): void {
   context.out(`Hook log: ${file}`);
   for (const e of entries) {
     const what = e.outcome === 'added' ? `added ${e.tokens ?? 0} tokens (${e.chars ?? 0} chars): ${(e.items ?? []).join(', ')}` : e.outcome;
-    context.out(`${e.at}  ${e.agent} ${e.event}  ${e.ms} ms  ${what}${e.detail ? `  — ${e.detail}` : ''}`);
+    context.out(`${e.at}  ${e.agent} ${e.event}  ${e.ms} ms${e.server === true ? ` (hook server, CPU ${e.cpuMs ?? '?'} ms)` : ''}  ${what}${e.detail ? `  — ${e.detail}` : ''}`);
   }
 }
 

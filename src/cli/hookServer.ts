@@ -58,8 +58,10 @@ export async function serveHooks(context: CommandContext, script: string): Promi
   let kept: KeptLedger;
   try {
     kept = await openKeptLedger({ ...context, err: () => undefined });
-  } catch {
-    return 0; // No ledger to keep (yet): hooks answer on their own.
+  } catch (error) {
+    // No ledger to keep (a corrupt one was moved aside by the open, as every command does): hooks answer on their own.
+    appendHookLog(workspace, { at: new Date().toISOString(), agent: '-', event: 'server', outcome: 'error', ms: 0, detail: `hook server not started: ${error instanceof Error ? error.message : String(error)}` });
+    return 0;
   }
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
@@ -83,7 +85,12 @@ export async function serveHooks(context: CommandContext, script: string): Promi
         connection.end(`${JSON.stringify({ error: `this server answers for ${workspace} only` })}\n`);
         return;
       }
-      const answered = queue.then(() => runHookJob(job, (_ctx, fn) => kept.read(fn)));
+      const answered = queue.then(async () => {
+        const cpu = process.cpuUsage();
+        const answer = await runHookJob(job, (_ctx, fn) => kept.read(fn));
+        const used = process.cpuUsage(cpu);
+        return { ...answer, entry: { ...answer.entry, server: true, cpuMs: Math.round((used.user + used.system) / 1000) } };
+      });
       queue = answered.catch(() => undefined);
       answered.then(
         (answer) => connection.end(`${JSON.stringify({ answer })}\n`),

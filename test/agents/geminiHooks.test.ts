@@ -20,6 +20,9 @@ function cli(ws: Workspace, args: string[]): string {
   return r.stdout;
 }
 
+/** The hook's own 4 s bound is tested apart; here a loaded test machine must not turn a slow answer into none. */
+const PATIENT = { CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '30000' };
+
 function count(text: string, needle: string): number {
   return text.split(needle).length - 1;
 }
@@ -40,7 +43,7 @@ test('after hooks install gemini-cli, the prompt’s context reaches the first r
   const target = path.join(ws.dir, 'db', 'migrations', '0002_refunds.sql');
   const model = await startScriptedModel([{ write: { file_path: target, content: 'ALTER TABLE booking ADD refunded_at timestamptz;\n' } }, { text: 'Added the migration.' }]);
   try {
-    const run = await runGemini({ workspace: ws, baseUrl: model.url, prompt: 'Refund cancelled bookings to the card' });
+    const run = await runGemini({ workspace: ws, baseUrl: model.url, prompt: 'Refund cancelled bookings to the card', env: PATIENT });
     assert.equal(run.code, 0, `gemini failed: ${run.stderr}`);
     const [first, second] = model.mainRequests().map(requestText);
     assert.ok(first !== undefined && second !== undefined);

@@ -389,6 +389,12 @@ if (hasHook) {
   for (const [event, payload, target] of EVENTS) {
     report(`\`hook ${event}\`, warm (the workspace's hook server answers), ${ARTIFACTS.toLocaleString('en')} artifacts`, repeat(RUNS, () => hookRun(event, payload)), target);
   }
+  // The server's own time per answer (its log's \`ms\`): the CPU column above is the hook process's alone.
+  const log = JSON.parse(spawnSync(process.execPath, [cli, 'hook', '--last', '200', '--format', 'json'], { cwd: shared, encoding: 'utf8' }).stdout).entries;
+  for (const [event] of EVENTS) {
+    const served = log.filter((e) => e.server === true && e.event === event);
+    if (served.length > 0) rows.push([`\`hook ${event}\`: the hook server's time per answer, median of ${served.length}`, fmt(median(served.map((e) => e.ms))), fmt(median(served.map((e) => e.cpuMs ?? 0))), '', '']);
+  }
 }
 
 // Imports of the formats teams keep (issue #6): a 1,000-entry ctx DECISIONS.md and a 500-file ADR folder.

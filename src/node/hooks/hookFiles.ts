@@ -26,12 +26,16 @@ export interface HookLogEntry {
   /** What happened: `added` (context given), `nothing` (nothing new to add), or why nothing was given. */
   outcome: 'added' | 'nothing' | 'no-ledger' | 'bad-payload' | 'timeout' | 'error';
   ms: number;
+  /** CPU time of the answer (user + system), where it was measured alone (the hook server answers one hook at a time). */
+  cpuMs?: number;
   session?: string;
   workspace?: string;
   tokens?: number;
   chars?: number;
   items?: string[];
   detail?: string;
+  /** Answered by the workspace's warm hook server (src/cli/hookServer.ts). */
+  server?: boolean;
 }
 
 /** The hooks folder of the workspace's ledger folder, when there is a ledger folder. */
