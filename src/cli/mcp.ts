@@ -8,8 +8,8 @@
  * store and its search index warm between calls and runs every tool, one call at a time.
  *
  * Standard output carries protocol messages only: everything else goes to stderr.
- * Reads see the freshest file on disk; writes go through LedgerFile.write (locked,
- * atomic), and everything an agent writes is stamped unreviewed (channel "mcp").
+ * Reads see the freshest files on disk; writes go through the ledger session's one write
+ * path (locked, atomic), and everything an agent writes is stamped unreviewed (channel "mcp").
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -42,12 +42,11 @@ import {
 } from '../core/agentTools';
 import { renderWhichReport } from '../core/formats/ruleSimulator';
 import { artifactUrn, idFromRef, URN_PREFIX, UserError } from '../core/model';
-import { type LedgerFile } from '../node/ledgerFile';
+import { LedgerSession } from '../node/session';
 import { whichRules } from '../node/whichRules';
 import { readWorkspaceSetting } from '../node/workspaceSettings';
 import { stringOption } from './args';
-import { writeMirrored } from './commandContext';
-import { type Command, type CommandContext, databasePath, openLedger, workspaceOf } from './commands';
+import { type Command, type CommandContext, databasePath, workspaceOf } from './commands';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
 const VERSION = typeof CONTEXT_LEDGER_VERSION === 'string' ? CONTEXT_LEDGER_VERSION : 'dev';
@@ -56,16 +55,15 @@ function log(text: string): void {
   process.stderr.write(`context-ledger mcp: ${text}\n`);
 }
 
-/** Store access for the tools over one open ledger file. */
-export function ledgerAccess(ledger: LedgerFile): LedgerAccess {
-  return {
-    async read(fn) {
-      ledger.refresh();
-      return await fn(ledger.store);
-    },
-    // What an agent writes reaches the Markdown mirror like any CLI write, so a commit carries it.
-    write: (fn) => writeMirrored(ledger, fn, log),
-  };
+/**
+ * The worker's ledger: one session (src/node/session.ts), as every front end opens it. It
+ * follows the files before every answer — a fresh clone's artifact files, a pull, a
+ * teammate's edit, another process's write — and an agent's write reaches the artifact
+ * files like any CLI write, so a commit carries it.
+ */
+export async function openLedgerAccess(context: CommandContext): Promise<{ session: LedgerSession; access: LedgerAccess }> {
+  const session = await LedgerSession.open({ cwd: context.cwd, dbFile: stringOption(context.options, 'db'), create: true, say: log });
+  return { session, access: { read: (fn) => session.read(fn), write: (fn) => session.write(fn) } };
 }
 
 /**
@@ -170,22 +168,23 @@ async function runWorker(context: CommandContext, setup: WorkerSetup): Promise<n
   const port = parentPort!;
   const post = (message: FromWorker) => port.postMessage(message);
   const shared = new Int32Array(setup.cancelled);
-  let ledger: LedgerFile;
+  let ledger: LedgerSession;
   let env: AgentToolEnv;
   try {
     // The workspace is where the ledger is, not where the server was started.
     const workspace = workspaceOf(context);
     const unreviewed = unreviewedPolicy(stringOption(context.options, 'unreviewed'), workspace);
-    ledger = await openLedger(context, true);
+    const opened = await openLedgerAccess(context);
+    ledger = opened.session;
     const root = path.resolve(workspace);
     env = {
-      ledger: ledgerAccess(ledger),
+      ledger: opened.access,
       channel: 'mcp',
       workspaceRoot: root.replace(/\\/g, '/'),
       assembleOptions: { unreviewed: unreviewed.policy },
       which: (file, artifacts) => renderWhichReport(whichRules(root, path.join(root, file), artifacts)),
     };
-    post({ type: 'ready', file: ledger.file, policy: unreviewed.policy, from: unreviewed.from, workspace: root });
+    post({ type: 'ready', file: ledger.dbFile, policy: unreviewed.policy, from: unreviewed.from, workspace: root });
   } catch (error) {
     post({ type: 'startError', message: error instanceof UserError ? `${error.message}${error.hint ? ` ${error.hint}` : ''}` : errorText(error) });
     return 1;
@@ -199,7 +198,7 @@ async function runWorker(context: CommandContext, setup: WorkerSetup): Promise<n
       return;
     }
     if (message.type === 'refresh') {
-      post({ type: 'result', id: message.id, result: ledger.refresh() });
+      post({ type: 'result', id: message.id, result: await ledger.refresh() });
       return;
     }
     if (message.type === 'list') {

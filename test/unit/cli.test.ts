@@ -300,9 +300,9 @@ describe('context-ledger CLI', () => {
       assert.deepEqual(files.filter((f) => heavy.test(f)), [], args[0]);
       // Nor parse them inside cli.js (they were 1.4 MB of its 1.9 MB; cli.js alone is ~0.7 MB unminified); the tokenizer's rank data is its own file.
       const bytes = files.filter((f) => !/tokenizer-/.test(f)).reduce((sum, f) => sum + fs.statSync(f).size, 0);
-      // 930 KB: cli.js is ~0.91 MB of its own code now (MCP worker, logs, mirror, persistence, the redactor's
-      // provider formats); a parser library inlined would add 0.3-1.4 MB.
-      assert.ok(bytes < 930_000, `${args[0]} parsed ${bytes} bytes of JavaScript`);
+      // 960 KB: cli.js is ~0.93 MB of its own code now (MCP worker, logs, mirror, persistence, the redactor's
+      // provider formats, the ledger session); a parser library inlined would add 0.3-1.4 MB.
+      assert.ok(bytes < 960_000, `${args[0]} parsed ${bytes} bytes of JavaScript`);
     }
     fs.mkdirSync(path.join(dir, 'docs', 'adr'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'docs', 'adr', '0001-use-sqlite.md'), '# 1. Use SQLite\n\n## Status\n\nAccepted\n\n## Decision\n\nWe use it.\n');
