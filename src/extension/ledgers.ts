@@ -251,7 +251,10 @@ export class LedgerRegistry extends DisposableBase {
     const file = databaseFileFor(folder, this.config.get(folder.uri).databasePath);
     const follows: FolderFollows = {
       mirror: () => vscode.workspace.isTrusted,
-      knowledge: () => vscode.workspace.isTrusted && this.config.get(folder.uri).importWatch,
+      // The knowledge files are followed by KnowledgeWatcher (a change on disk, and a catch-up at
+      // start) through this same session, so a person who edited an artifact whose file then
+      // changed gets its warning; a read does not refresh them first.
+      knowledge: () => false,
     };
     const ledger = new FolderLedger(folder, file, this.logger, (kind) => this.changed.fire({ folder, kind }), follows);
     const debounce = new Debouncer(250, () => void ledger.fileChanged());

@@ -142,7 +142,7 @@ export class LedgerSession {
     return this.exclusive(async () => {
       this.ledger.refresh();
       const { syncMirror } = await import('./mirrorSync.js');
-      return syncMirror({ dbFile: this.dbFile, ...options, write: (fn) => this.ledger.write(fn) });
+      return syncMirror({ dbFile: this.dbFile, ...options, write: (fn, after) => this.ledger.write(fn, after) });
     });
   }
 
@@ -150,7 +150,7 @@ export class LedgerSession {
   resolveConflict(chainId: string, keep: 'mine' | 'theirs'): Promise<Artifact> {
     return this.exclusive(async () => {
       const { resolveMirrorConflict } = await import('./mirrorSync.js');
-      return resolveMirrorConflict({ dbFile: this.dbFile, chainId, keep, write: (fn) => this.ledger.write(fn) });
+      return resolveMirrorConflict({ dbFile: this.dbFile, chainId, keep, write: (fn, after) => this.ledger.write(fn, after) });
     });
   }
 
@@ -178,14 +178,21 @@ export class LedgerSession {
 
   private async writeNow<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     let chains: string[] = [];
-    const result = await this.ledger.write(async (store) => {
-      // What the lock's refresh replayed (another process's writes) is that process's to mirror.
-      store.takeChangedChains();
-      const value = await fn(store);
-      chains = store.takeChangedChains();
-      return value;
-    });
-    if (chains.length > 0 && this.follows(this.options.followMirror)) await this.writeArtifactFiles(chains);
+    let needsSync = false;
+    const result = await this.ledger.write(
+      async (store) => {
+        // What the lock's refresh replayed (another process's writes) is that process's to mirror.
+        store.takeChangedChains();
+        const value = await fn(store);
+        chains = store.takeChangedChains();
+        return value;
+      },
+      // The changed chains' files, under the same lock as the database they follow.
+      async () => {
+        if (chains.length > 0 && this.follows(this.options.followMirror)) needsSync = await this.writeArtifactFiles(chains);
+      },
+    );
+    if (needsSync) await this.syncWhole();
     return result;
   }
 
@@ -193,13 +200,27 @@ export class LedgerSession {
     this.options.say?.(text);
   }
 
-  /** The changed chains' files; a mirror no sync recorded yet is synced whole. What goes wrong is said and never fails the write. */
-  private async writeArtifactFiles(chainIds: string[]): Promise<void> {
+  /**
+   * The changed chains' files (the caller holds the lock and saved the store). Returns
+   * whether the mirror needs a whole sync first (no sync recorded it yet). What goes wrong
+   * is said and never fails the write.
+   */
+  private async writeArtifactFiles(chainIds: string[]): Promise<boolean> {
     // Loaded on use, as everything that parses or renders Markdown: a command that changes no artifact never loads it.
-    const { mirrorChains, syncMirror } = await import('./mirrorSync.js');
+    const { mirrorChainsLocked } = await import('./mirrorSync.js');
     try {
-      const report = await mirrorChains({ dbFile: this.dbFile, chainIds, write: (f) => this.ledger.write(f) });
-      if (report.needsSync) await syncMirror({ dbFile: this.dbFile, auto: true, write: (f) => this.ledger.write(f) });
+      return mirrorChainsLocked(this.ledger.store, { dbFile: this.dbFile, chainIds }).needsSync;
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      this.say(`the Markdown mirror was not written: ${error.message}`);
+      return false;
+    }
+  }
+
+  private async syncWhole(): Promise<void> {
+    const { syncMirror } = await import('./mirrorSync.js');
+    try {
+      await syncMirror({ dbFile: this.dbFile, auto: true, write: (f, after) => this.ledger.write(f, after) });
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
       this.say(`the Markdown mirror was not written: ${error.message}`);
@@ -210,7 +231,7 @@ export class LedgerSession {
   private async followMirror(): Promise<boolean> {
     const { syncMirror } = await import('./mirrorSync.js');
     try {
-      const report = await syncMirror({ dbFile: this.dbFile, auto: true, write: (fn) => this.ledger.write(fn) });
+      const report = await syncMirror({ dbFile: this.dbFile, auto: true, write: (fn, after) => this.ledger.write(fn, after) });
       const pulled = report.added.length + report.updated.length + report.archived.length;
       if (pulled > 0) this.say(`from the Markdown mirror: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
       for (const c of report.conflicts) this.say(`CONFLICT ${c.path}: ${c.note}`);

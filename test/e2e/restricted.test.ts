@@ -98,10 +98,12 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
       .map((f) => path.join(session!.workspace, '.context-ledger', 'artifacts', f))
       .filter((f) => fs.statSync(f).isFile())
       .map((f) => [f, fs.readFileSync(f, 'utf8')]);
+  // Read by the CLI before the knowledge file changes: the CLI follows it (trust is the editor's), the extension must not.
+  const titlesBefore = titles(db);
   // A knowledge file the ledger imported changes on disk: untrusted, it is not followed (the checks below see no write).
   fs.writeFileSync(path.join(session!.workspace, 'AGENTS.md'), AGENTS('RESTRICTED-AFTER, changed while untrusted'));
   const mirrorBefore = mirrorFiles();
-  const before = { mtime: fs.statSync(db).mtimeMs, journal: journalSize(), titles: titles(db) };
+  const before = { mtime: fs.statSync(db).mtimeMs, journal: journalSize(), titles: titlesBefore };
   const cases: [string, RegExp][] = [
     ['Context Ledger: Import Knowledge…', /does not import knowledge in Restricted Mode: it would read and write files this workspace controls/],
     ['Context Ledger: Export to Agent Rules…', /does not export agent rules in Restricted Mode/],
