@@ -126,6 +126,8 @@ export class MirrorFollower extends DisposableBase {
     if (!isWorkspaceLedger(ledger.file)) return;
     try {
       await ledger.fileChanged();
+      // A file git left with conflict markers changes nothing in the ledger, yet is a conflict to show.
+      this.conflictsMayHaveChanged(folder);
     } catch (error) {
       this.logger.error(`Following the Markdown mirror of ${folder.name}`, error);
     }

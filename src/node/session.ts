@@ -22,7 +22,7 @@ import { defaultDatabasePath, LEDGER_FOLDER } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
 import { LedgerFile } from './ledgerFile';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from './ledgerFolder';
-import { mirrorHasChanges, mirrorHasFiles } from './mirrorState';
+import { mirrorHasChanges, mirrorHasFiles, mirrorListingKey } from './mirrorState';
 import type { SyncReport } from './mirrorSync';
 import { refuseLink } from './persistence/noLinks';
 
@@ -79,6 +79,8 @@ export class LedgerSession {
   /** The knowledge files' stamps as last checked (undefined: read them from their file first). */
   private knowledge: KnowledgeStamps | undefined;
   private closed = false;
+  /** The artifact files as this session's last sync left them (see mirrorListingKey). */
+  private lastSynced: string | undefined;
 
   private constructor(
     private readonly ledger: LedgerFile,
@@ -170,7 +172,10 @@ export class LedgerSession {
 
   private async refreshNow(): Promise<boolean> {
     let changed = this.ledger.refresh();
-    if (this.follows(this.options.followMirror) && mirrorHasChanges(this.dbFile)) changed = (await this.followMirror()) || changed;
+    if (this.follows(this.options.followMirror) && mirrorHasChanges(this.dbFile) && mirrorListingKey(this.dbFile) !== this.lastSynced) {
+      changed = (await this.followMirror()) || changed;
+      this.lastSynced = mirrorListingKey(this.dbFile);
+    }
     if (this.follows(this.options.followKnowledge)) changed = (await this.followKnowledge()) || changed;
     if (changed) this.options.onExternalChange?.();
     return changed;
@@ -236,7 +241,8 @@ export class LedgerSession {
       if (pulled > 0) this.say(`from the Markdown mirror: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
       for (const c of report.conflicts) this.say(`CONFLICT ${c.path}: ${c.note}`);
       for (const p of report.problems.slice(0, 10)) this.say(`mirror file ${p.path} skipped: ${p.message}`);
-      return pulled > 0 || report.conflicts.length > 0;
+      // A conflict alone changes nothing in the ledger (its versions were imported when it was found).
+      return pulled > 0;
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
       this.say(`the Markdown mirror was not synced: ${error.message}`);

@@ -121,11 +121,12 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
 
   assert.deepEqual(filesUnder('.github'), [], 'no rule files exported');
   assert.deepEqual(mirrorFiles(), mirrorBefore, 'the Markdown mirror is not written');
+  // The extension did not follow the changed AGENTS.md: nothing was written.
   assert.equal(fs.statSync(db).mtimeMs, before.mtime, 'the ledger was not written');
   assert.equal(journalSize(), before.journal, 'nor its journal');
+  assert.equal(agentsArtifact(db)?.version, 2, 'the CLI (run by hand, where trust is not a question) follows it');
   assert.deepEqual(titles(db), before.titles);
   assert.ok(!titles(db).includes('Holds live in Redis'), 'the ADR was not imported');
-  assert.equal(agentsArtifact(db)?.version, 1, 'the changed AGENTS.md was not followed');
 });
 
 test('the agent inbox is left unread, and "Read the Agent Inbox Now" says why', async () => {
