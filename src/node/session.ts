@@ -18,13 +18,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Artifact, UserError } from '../core/model';
 import type { LedgerStore } from '../core/store';
-import { defaultDatabasePath, LEDGER_FOLDER } from './files';
+import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
 import { LedgerFile } from './ledgerFile';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from './ledgerFolder';
 import { mirrorHasChanges, mirrorHasFiles, mirrorListingKey } from './mirrorState';
 import type { SyncReport } from './mirrorSync';
-import { refuseLink } from './persistence/noLinks';
 
 export interface SessionOptions {
   /** Where the ledger is searched from (upwards), as the CLI does. */
@@ -308,12 +307,7 @@ export class LedgerSession {
   /** Local to this machine (the folder's .gitignore keeps it out of git); written aside and renamed, never through a link. */
   private writeStamps(stamps: KnowledgeStamps): void {
     try {
-      refuseLink(this.stampFile, 'the knowledge files\' stamps');
-      const temp = `${this.stampFile}.tmp-${process.pid}`;
-      // A new file ('wx'): a link left at the temporary name is removed, never written through.
-      fs.rmSync(temp, { force: true });
-      fs.writeFileSync(temp, `${JSON.stringify({ version: 1, stamps } satisfies StampRecord)}\n`, { flag: 'wx' });
-      fs.renameSync(temp, this.stampFile);
+      writeFileInside(path.dirname(this.stampFile), this.stampFile, `${JSON.stringify({ version: 1, stamps } satisfies StampRecord)}\n`, 'the knowledge files\' stamps');
     } catch (error) {
       // Only a cost: the next session reads the knowledge files again.
       this.say(`could not record the knowledge files' stamps: ${error instanceof Error ? error.message : String(error)}`);
