@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { type Artifact, artifactUrn, UserError } from '../core/model';
 import { applyReview, isUnreviewed } from '../core/review';
 import { stringOption } from './args';
-import { type Command, type CommandContext, isJson, openLedger, printJson, withRead, withWrite } from './commands';
+import { type Command, type CommandContext, isJson, openSession, printJson, withRead, withWrite } from './commands';
 
 function inboxEntry(a: Artifact): Record<string, unknown> {
   return {
@@ -62,13 +62,13 @@ export const inboxCommand: Command = {
 async function ingestInbox(context: CommandContext): Promise<boolean> {
   // Loaded on use: inbox validation pulls in zod (dist/vendor-agent.js), which `inbox` alone and `review` never need.
   const [{ applyInboxFile }, { INBOX_FOLDER, processInbox }] = await Promise.all([import('../core/inbox.js'), import('../node/inbox.js')]);
-  const ledger = await openLedger(context, true);
+  const session = await openSession(context, true);
   try {
-    const folder = path.dirname(ledger.file);
+    const folder = path.dirname(session.dbFile);
     // Paths in the files are relative to the workspace: the folder holding .context-ledger/.
     const root = path.basename(folder) === '.context-ledger' ? path.dirname(folder) : path.resolve(context.cwd);
     const outcomes = await processInbox(path.join(folder, INBOX_FOLDER), (parsed, file) =>
-      ledger.write((store) => applyInboxFile(store, parsed, { workspaceRoot: root.replace(/\\/g, '/'), file })),
+      session.write((store) => applyInboxFile(store, parsed, { workspaceRoot: root.replace(/\\/g, '/'), file })),
     );
     if (isJson(context)) {
       printJson(
@@ -86,7 +86,7 @@ async function ingestInbox(context: CommandContext): Promise<boolean> {
     }
     return outcomes.some((o) => o.status !== 'ingested');
   } finally {
-    ledger.close();
+    session.close();
   }
 }
 

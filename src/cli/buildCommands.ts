@@ -127,7 +127,7 @@ async function build(context: CommandContext, trigger: string, withStaleness = f
     return markStale(result, await staleFlagsFor(workspaceRoot(context), artifacts));
   };
   // Logging writes the assembly_log row, so it goes through the locked write path.
-  return log ? withWrite(context, run, false, false) : withRead(context, run);
+  return log ? withWrite(context, run, false) : withRead(context, run);
 }
 
 const buildCommand: Command = {

@@ -1,11 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { UserError } from '../core/model';
 import type { LedgerStore } from '../core/store';
-import { defaultDatabasePath } from '../node/files';
-import { LedgerFile } from '../node/ledgerFile';
-import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from '../node/ledgerFolder';
-import { mirrorHasChanges, mirrorHasFiles } from '../node/mirrorState';
+import { LedgerSession, ledgerLocation } from '../node/session';
 import { type CommandSpec, type ParsedOptions, stringOption } from './args';
 
 /*
@@ -35,116 +29,55 @@ export function printJson(context: CommandContext, value: unknown): void {
 }
 
 export function databasePath(context: CommandContext): { file: string; isDefault: boolean } {
-  const given = stringOption(context.options, 'db');
-  if (given) return { file: path.resolve(context.cwd, given), isDefault: false };
-  return { file: defaultDatabasePath(context.cwd).file, isDefault: true };
+  const { file, isDefault } = ledgerLocation(context.cwd, stringOption(context.options, 'db'));
+  return { file, isDefault };
 }
 
 /** The workspace: the folder holding the ledger found from cwd (or --db), else cwd. */
 export function workspaceOf(context: CommandContext): string {
-  const db = stringOption(context.options, 'db');
-  if (db) {
-    const file = path.resolve(context.cwd, db);
-    const folder = path.dirname(file);
-    return path.basename(folder) === '.context-ledger' ? path.dirname(folder) : context.cwd;
-  }
-  const found = defaultDatabasePath(context.cwd);
-  return found.found ? path.dirname(path.dirname(found.file)) : context.cwd;
-}
-
-export async function openLedger(context: CommandContext, create = false): Promise<LedgerFile> {
-  const { file, isDefault } = databasePath(context);
-  // `--db .context-ledger/ledger.db` names the default place: its folder is made as for the default.
-  return LedgerFile.open(file, { create, createFolder: create && mayCreateFolder(file, isDefault) });
+  return ledgerLocation(context.cwd, stringOption(context.options, 'db')).workspace;
 }
 
 /**
- * Opens a workspace ledger as its team shares it: what the Markdown mirror got from git
- * since the last command (a pull, a checkout, a teammate's edit) is imported first, and a
- * clone with a mirror and no database builds its ledger from the mirror. Cheap when
- * nothing changed: the mirror's files are stat-ed, not read (src/node/mirrorSync.ts).
+ * The command's ledger session (src/node/session.ts): it follows the files the team shares
+ * (the artifact files git brought, the imported knowledge files) before every read and
+ * write, builds a fresh clone's ledger from its artifact files, and says what it found on
+ * stderr. `create`: make a ledger when there is none.
  */
-/** The default place, or a `.context-ledger` folder named explicitly: the ledger's own folder, made when missing. */
-function mayCreateFolder(file: string, isDefault: boolean): boolean {
-  return isDefault || path.basename(path.dirname(file)) === '.context-ledger';
-}
-
-async function openShared(context: CommandContext, create: boolean): Promise<LedgerFile> {
-  const { file, isDefault } = databasePath(context);
-  if (!isWorkspaceLedger(file)) return openLedger(context, create);
-  const fresh = !fs.existsSync(file) && mirrorHasFiles(file);
-  if (fresh) context.err(`context-ledger: building the ledger from the Markdown mirror in ${path.relative(context.cwd, mirrorFolderOf(file)) || '.'}…`);
-  const creating = (create || fresh) && !fs.existsSync(file);
-  const ledger = await LedgerFile.open(file, { create: create || fresh, createFolder: (create || fresh) && mayCreateFolder(file, isDefault) });
-  // A new ledger's folder says at once what git should keep of it (the mirror) and not (the database).
-  if (creating) ensureLedgerGitignore(path.dirname(file));
-  try {
-    if (fresh || mirrorHasChanges(file)) await followMirror(context, ledger);
-  } catch (error) {
-    ledger.close();
-    throw error;
-  }
-  return ledger;
-}
-
-/** Syncs the mirror both ways for a command; what it finds is said on stderr, and never fails the command. */
-async function followMirror(context: CommandContext, ledger: LedgerFile): Promise<void> {
-  const { syncMirror } = await import('../node/mirrorSync.js');
-  try {
-    const report = await syncMirror({ dbFile: ledger.file, auto: true, write: (fn) => ledger.write(fn) });
-    const pulled = report.added.length + report.updated.length + report.archived.length;
-    if (pulled > 0) context.err(`context-ledger: from the Markdown mirror: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
-    for (const c of report.conflicts) context.err(`context-ledger: CONFLICT ${c.path}: ${c.note}`);
-    for (const p of report.problems.slice(0, 10)) context.err(`context-ledger: mirror file ${p.path} skipped: ${p.message}`);
-  } catch (error) {
-    if (!(error instanceof UserError)) throw error;
-    context.err(`context-ledger: the Markdown mirror was not synced: ${error.message}`);
-  }
-}
-
-/** Opens the ledger, runs a write under its lock, persists, and closes; the chains it changed are mirrored at once. */
-export async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true, changesArtifacts = true): Promise<T> {
-  const ledger = await openShared(context, create);
-  try {
-    return changesArtifacts ? await writeMirrored(ledger, fn, (text) => context.err(`context-ledger: ${text}`)) : await ledger.write(fn);
-  } finally {
-    ledger.close();
-  }
-}
-
-/**
- * A write whose changed chains get their mirror files at once, so a commit after it carries
- * them (a workspace ledger's; only theirs: an `add` renders one file however large the
- * ledger). A mirror no sync has recorded yet is synced whole. What goes wrong with the
- * mirror is said, and never fails the write.
- */
-export async function writeMirrored<T>(ledger: LedgerFile, fn: (store: LedgerStore) => T | Promise<T>, say: (text: string) => void): Promise<T> {
-  let chains: string[] = [];
-  const result = await ledger.write(async (store) => {
-    // What the lock's refresh replayed (another process's writes) is that process's to mirror.
-    store.takeChangedChains();
-    const value = await fn(store);
-    chains = store.takeChangedChains();
-    return value;
+export function openSession(context: CommandContext, create = false, follow: Follow = {}): Promise<LedgerSession> {
+  return LedgerSession.open({
+    cwd: context.cwd,
+    dbFile: stringOption(context.options, 'db'),
+    create,
+    say: (text) => context.err(`context-ledger: ${text}`),
+    ...(follow.knowledge === false ? { followKnowledge: () => false } : {}),
   });
-  if (chains.length === 0 || !isWorkspaceLedger(ledger.file)) return result;
-  const { mirrorChains, syncMirror } = await import('../node/mirrorSync.js');
-  try {
-    const report = await mirrorChains({ dbFile: ledger.file, chainIds: chains, write: (f) => ledger.write(f) });
-    if (report.needsSync) await syncMirror({ dbFile: ledger.file, auto: true, write: (f) => ledger.write(f) });
-  } catch (error) {
-    if (!(error instanceof UserError)) throw error;
-    say(`the Markdown mirror was not written: ${error.message}`);
-  }
-  return result;
 }
 
-export async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
-  const ledger = await openShared(context, false);
+/**
+ * `knowledge: false`: a command that is itself the import of the knowledge files
+ * (`import-folder`) does not follow them first, so its report says what it changed.
+ */
+export interface Follow {
+  knowledge?: boolean;
+}
+
+/** Opens the session, runs a write through its one write path, and closes. */
+export async function withWrite<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, create = true, follow: Follow = {}): Promise<T> {
+  const session = await openSession(context, create, follow);
   try {
-    return await fn(ledger.store);
+    return await session.write(fn);
   } finally {
-    ledger.close();
+    session.close();
+  }
+}
+
+export async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, follow: Follow = {}): Promise<T> {
+  const session = await openSession(context, false, follow);
+  try {
+    return await session.read(fn);
+  } finally {
+    session.close();
   }
 }
 
@@ -157,14 +90,7 @@ export interface KeptLedger {
 }
 
 export async function openKeptLedger(context: CommandContext): Promise<KeptLedger> {
-  const ledger = await openShared(context, false);
-  return {
-    file: ledger.file,
-    async read(fn) {
-      ledger.refresh();
-      if (isWorkspaceLedger(ledger.file) && mirrorHasChanges(ledger.file)) await followMirror(context, ledger);
-      return fn(ledger.store);
-    },
-    close: () => ledger.close(),
-  };
+  // The one ledger session: every read first follows another process's writes and the files.
+  const session = await openSession(context, false);
+  return { file: session.dbFile, read: (fn) => session.read(fn), close: () => session.close() };
 }

@@ -585,4 +585,4 @@ export const BASE_COMMANDS: readonly Command[] = [
   taskCommand,
 ];
 
-export { type Command, type CommandContext, withRead, withWrite, isJson, printJson, openLedger, databasePath, workspaceOf } from './commandContext';
+export { type Command, type CommandContext, withRead, withWrite, isJson, printJson, openSession, databasePath, workspaceOf } from './commandContext';

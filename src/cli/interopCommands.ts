@@ -122,6 +122,9 @@ function renderStatus(status: ImportStatus): string {
   return lines.join('\n');
 }
 
+/** The import is the refresh of the knowledge files: the session does not do it first, so the report says what changed. */
+const NOT_FOLLOWING = { knowledge: false };
+
 /** `import-folder`, and `import --from <format> <path>` (a folder or one file of that format). */
 export async function importFolder(
   context: CommandContext,
@@ -136,16 +139,16 @@ export async function importFolder(
 
   let formats: FormatReport[];
   if (!dryRun) {
-    formats = await withWrite(context, (store) => applyImport(store, parsed));
+    formats = await withWrite(context, (store) => applyImport(store, parsed), true, NOT_FOLLOWING);
   } else {
     const dbExists = fs.existsSync(databasePath(context).file);
     // Runs the import on an in-memory copy that is never saved.
     formats = dbExists
-      ? await withRead(context, (store) => applyImport(store, parsed))
+      ? await withRead(context, (store) => applyImport(store, parsed), NOT_FOLLOWING)
       : await previewImport(undefined, parsed);
   }
   if (request.status) {
-    const latest = fs.existsSync(databasePath(context).file) ? await withRead(context, (store) => store.latestArtifacts()) : [];
+    const latest = fs.existsSync(databasePath(context).file) ? await withRead(context, (store) => store.latestArtifacts(), NOT_FOLLOWING) : [];
     const status = importStatus(scan, formats, latest);
     if (isJson(context)) return printJson(context, status);
     context.out(renderStatus(status));

@@ -1,9 +1,9 @@
 /** `context-ledger sync`: the Markdown mirror and the ledger, both ways (src/node/mirrorSync.ts). */
 import * as path from 'node:path';
 import { UserError } from '../core/model';
-import { mirrorConflicts, resolveMirrorConflict, type SyncReport, syncMirror } from '../node/mirrorSync';
+import { mirrorConflicts, type SyncReport } from '../node/mirrorSync';
 import { stringOption } from './args';
-import { type Command, databasePath, isJson, openLedger, printJson } from './commandContext';
+import { type Command, databasePath, isJson, openSession, printJson } from './commandContext';
 
 function renderSync(report: SyncReport): string {
   const lines = [
@@ -31,16 +31,12 @@ export const syncCommand: Command = {
   ].join('\n'),
   async run(context) {
     const dir = stringOption(context.options, 'dir');
-    const ledger = await openLedger(context, true);
+    const session = await openSession(context, true);
     let report: SyncReport;
     try {
-      report = await syncMirror({
-        dbFile: databasePath(context).file,
-        dir: dir ? path.resolve(context.cwd, dir) : undefined,
-        write: (fn) => ledger.write(fn),
-      });
+      report = await session.syncFiles(dir ? { dir: path.resolve(context.cwd, dir) } : {});
     } finally {
-      ledger.close();
+      session.close();
     }
     if (isJson(context)) printJson(context, report);
     else context.out(renderSync(report));
@@ -77,13 +73,13 @@ export const resolveCommand: Command = {
     }
     const keep = stringOption(context.options, 'keep');
     if (keep !== 'mine' && keep !== 'theirs') throw new UserError('Say which side to keep: --keep mine or --keep theirs.');
-    const ledger = await openLedger(context, false);
+    const session = await openSession(context, false);
     try {
-      const kept = await resolveMirrorConflict({ dbFile, chainId: ref.replace(/\\/g, '/').replace(/^.*\.context-ledger\/artifacts\//, ''), keep, write: (fn) => ledger.write(fn) });
+      const kept = await session.resolveConflict(ref.replace(/\\/g, '/').replace(/^.*\.context-ledger\/artifacts\//, ''), keep);
       if (isJson(context)) return printJson(context, kept);
       context.out(`Resolved ${kept.chainId}: kept ${keep === 'mine' ? 'your' : 'their'} version (v${kept.version}, ${kept.id}); the other stays in its history.`);
     } finally {
-      ledger.close();
+      session.close();
     }
   },
 };

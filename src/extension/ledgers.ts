@@ -1,9 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Artifact } from '../core/model';
 import { LedgerStore } from '../core/store';
-import { LedgerFile, loadSqlJs } from '../node/ledgerFile';
-import { ensureLedgerGitignore, isWorkspaceLedger } from '../node/ledgerFolder';
+import { loadSqlJs } from '../node/ledgerFile';
+import { isWorkspaceLedger } from '../node/ledgerFolder';
+import { mirrorHasFiles } from '../node/mirrorState';
+import type { SyncReport } from '../node/mirrorSync';
+import { LedgerSession } from '../node/session';
 import type { ConfigService } from './config';
 import { Debouncer, DisposableBase } from './disposable';
 import type { Logger } from './logger';
@@ -14,18 +18,26 @@ export type LedgerChangeKind = 'artifacts' | 'tasks' | 'activity' | 'feedback' |
 export interface LedgerChange {
   folder: vscode.WorkspaceFolder;
   kind: LedgerChangeKind;
-  /** The artifact chains a write of this window changed (its Markdown mirror files follow them). */
-  chains?: readonly string[];
+}
+
+/** Whether the ledger of a folder follows its shared files (trusted workspaces only, as for an import). */
+export interface FolderFollows {
+  mirror(): boolean;
+  knowledge(): boolean;
 }
 
 /**
- * The ledger of one workspace folder. Opened lazily on first use (sql.js and the file
- * load off the activation path). Reads and writes run one at a time, so a refresh after
- * another process wrote never swaps the store under a running assembly. Until the file
- * exists, reads see an empty in-memory ledger; the first write creates it.
+ * The ledger of one workspace folder: a LedgerSession (src/node/session.ts), the one way
+ * into a ledger the CLI and the MCP server use too, opened lazily on first use (sql.js and
+ * the file load off the activation path). Every read and write brings it up to date with
+ * the files first (another process's write, the artifact files a pull changed, the
+ * knowledge files it imported); a change found that way is announced as 'external'.
+ * Reads and writes run one at a time, so a refresh never swaps the store under a running
+ * assembly. Until the file exists (and no artifact files are there to build it from),
+ * reads see an empty in-memory ledger; the first write creates it.
  */
 export class FolderLedger implements vscode.Disposable {
-  private ledger: LedgerFile | undefined;
+  private session: LedgerSession | undefined;
   private empty: LedgerStore | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
@@ -34,7 +46,8 @@ export class FolderLedger implements vscode.Disposable {
     readonly folder: vscode.WorkspaceFolder,
     readonly file: string,
     private readonly logger: Logger,
-    private readonly changed: (kind: LedgerChangeKind, chains?: readonly string[]) => void,
+    private readonly changed: (kind: LedgerChangeKind) => void,
+    private readonly follows: FolderFollows,
   ) {}
 
   /** Whether the database file exists (cheap; no load). */
@@ -43,7 +56,12 @@ export class FolderLedger implements vscode.Disposable {
   }
 
   get isLoaded(): boolean {
-    return this.ledger !== undefined;
+    return this.session !== undefined;
+  }
+
+  /** A clone with artifact files and no database yet: opening builds its ledger from them. */
+  private canBuildFromFiles(): boolean {
+    return !this.exists() && isWorkspaceLedger(this.file) && this.follows.mirror() && mirrorHasFiles(this.file);
   }
 
   private exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -52,68 +70,55 @@ export class FolderLedger implements vscode.Disposable {
     return run;
   }
 
-  private async open(create: boolean): Promise<LedgerFile | undefined> {
+  private async open(create: boolean): Promise<LedgerSession | undefined> {
     if (this.disposed) throw new Error('The ledger was closed.');
-    if (this.ledger) return this.ledger;
-    if (!create && !this.exists()) return undefined;
+    if (this.session) return this.session;
+    if (!create && !this.exists() && !this.canBuildFromFiles()) return undefined;
     const started = Date.now();
-    const creating = create && !this.exists();
-    this.ledger = await LedgerFile.open(this.file, { create, createFolder: create });
-    // A new workspace ledger's folder says at once what git should keep of it (the mirror) and not (the database).
-    if (creating && isWorkspaceLedger(this.file)) ensureLedgerGitignore(path.dirname(this.file));
-    const counts = this.ledger.store.countArtifacts();
+    this.session = await LedgerSession.open({
+      cwd: this.folder.uri.fsPath,
+      dbFile: this.file,
+      create,
+      say: (text) => this.logger.info(text),
+      followMirror: () => this.follows.mirror(),
+      followKnowledge: () => this.follows.knowledge(),
+      onExternalChange: () => this.changed('external'),
+    });
+    const counts = this.session.store.countArtifacts();
     this.logger.info(`Opened ${this.file} (${counts.chains} artifacts, ${counts.versions} versions) in ${Date.now() - started} ms`);
     this.empty?.close();
     this.empty = undefined;
-    return this.ledger;
+    return this.session;
   }
 
   /** Runs `fn` on the freshest data. `fn` may be async; nothing else touches the store meanwhile. */
   read<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     return this.exclusive(async () => {
-      const ledger = await this.open(false);
-      if (ledger) return await ledger.read(fn);
+      const session = await this.open(false);
+      if (session) return await session.read(fn);
       this.empty ??= LedgerStore.open(await loadSqlJs());
       return await fn(this.empty);
     });
   }
 
   /**
-   * Applies `fn` under the file lock and persists (creating the database on first write).
-   * A write that changed nothing (a mirror sync that found the files as recorded) tells no
-   * one: a refresh of every view for it would redraw the tree under an open quick input.
+   * Applies `fn` through the session's one write path (lock, save, the changed chains'
+   * artifact files), creating the database on first write. A write that changed nothing
+   * tells no one: a refresh of every view for it would redraw the tree under an open quick input.
    */
   write<T>(fn: (store: LedgerStore) => T, kind: LedgerChangeKind): Promise<T> {
     return this.exclusive(async () => {
       const existed = this.exists();
-      const ledger = (await this.open(true))!;
-      const before = ledger.store;
+      const session = (await this.open(true))!;
       let changed = true;
-      let chains: string[] = [];
-      const result = await ledger.write((store) => {
-        // What the lock's refresh replayed (another process's writes) is that process's to mirror.
-        store.takeChangedChains();
+      const result = await session.write((store) => {
         const generation = store.generation;
         const value = fn(store);
-        chains = store.takeChangedChains();
-        changed = !existed || store !== before || store.generation !== generation;
+        changed = !existed || store.generation !== generation;
         return value;
       });
-      if (changed) this.changed(kind, chains);
+      if (changed) this.changed(kind);
       return result;
-    });
-  }
-
-  /**
-   * Runs `fn` on the saved ledger under its file lock, for work beside the database that
-   * must not interleave with another process's (the Markdown mirror's files and state).
-   * `fn` must not change the store: nothing is persisted and no change is announced.
-   */
-  locked<T>(fn: (store: LedgerStore) => T): Promise<T> {
-    return this.exclusive(async () => {
-      const ledger = await this.open(false);
-      if (!ledger) throw new Error(`${this.file} does not exist.`);
-      return await ledger.write(fn);
     });
   }
 
@@ -124,33 +129,53 @@ export class FolderLedger implements vscode.Disposable {
    */
   writeAsync<T>(fn: (store: LedgerStore) => Promise<T>, kind: LedgerChangeKind): Promise<T> {
     return this.exclusive(async () => {
-      const ledger = (await this.open(true))!;
-      ledger.refresh();
-      const result = await fn(ledger.store);
-      // An empty transaction marks the store changed, so write() persists what fn recorded.
-      await ledger.write((store) => store.transaction(() => undefined));
+      const session = (await this.open(true))!;
+      const result = await session.read(fn);
+      // An empty transaction marks the store changed, so the write persists what fn recorded.
+      await session.write((store) => store.transaction(() => undefined));
       this.changed(kind);
       return result;
     });
   }
 
-  /** The file changed on disk (another window, the CLI, git): reload if it is not our own write. */
+  /** **Sync Markdown Mirror**: the artifact files and the ledger both ways, now. */
+  syncFiles(): Promise<SyncReport> {
+    return this.exclusive(async () => {
+      const report = await (await this.open(true))!.syncFiles();
+      this.changed('artifacts');
+      return report;
+    });
+  }
+
+  /** Keeps one side of a chain in conflict (`context-ledger resolve` does the same, through the same session call). */
+  resolveConflict(chainId: string, keep: 'mine' | 'theirs'): Promise<Artifact> {
+    return this.exclusive(async () => {
+      const session = await this.open(false);
+      if (!session) throw new Error(`${this.file} does not exist.`);
+      const kept = await session.resolveConflict(chainId, keep);
+      this.changed('artifacts');
+      return kept;
+    });
+  }
+
+  /**
+   * Files changed on disk (the database by another window or the CLI, artifact files by
+   * git): the session catches up, and announces it if anything changed. An unopened
+   * ledger is not loaded for it, unless it can now be built from artifact files.
+   */
   fileChanged(): Promise<void> {
-    return this.exclusive(() => {
+    return this.exclusive(async () => {
       if (this.disposed) return;
-      if (!this.ledger) {
+      if (!this.session && !this.canBuildFromFiles()) {
         this.changed('external');
         return;
       }
       try {
-        if (this.ledger.refresh()) {
-          this.logger.info(`Reloaded ${this.file}: it was changed outside this window.`);
-          this.changed('external');
-        }
+        await (await this.open(false))?.refresh();
       } catch (error) {
         this.logger.error(`Reloading ${this.file}`, error);
-        this.ledger.close();
-        this.ledger = undefined;
+        this.session?.close();
+        this.session = undefined;
         this.changed('reset');
       }
     });
@@ -159,9 +184,9 @@ export class FolderLedger implements vscode.Disposable {
   dispose(): void {
     this.disposed = true;
     void this.queue.finally(() => {
-      this.ledger?.close();
+      this.session?.close();
       this.empty?.close();
-      this.ledger = undefined;
+      this.session = undefined;
       this.empty = undefined;
     });
   }
@@ -224,7 +249,14 @@ export class LedgerRegistry extends DisposableBase {
     const known = this.ledgers.get(key);
     if (known) return known.ledger;
     const file = databaseFileFor(folder, this.config.get(folder.uri).databasePath);
-    const ledger = new FolderLedger(folder, file, this.logger, (kind, chains) => this.changed.fire({ folder, kind, ...(chains && chains.length > 0 ? { chains } : {}) }));
+    const follows: FolderFollows = {
+      mirror: () => vscode.workspace.isTrusted,
+      // The knowledge files are followed by KnowledgeWatcher (a change on disk, and a catch-up at
+      // start) through this same session, so a person who edited an artifact whose file then
+      // changed gets its warning; a read does not refresh them first.
+      knowledge: () => false,
+    };
+    const ledger = new FolderLedger(folder, file, this.logger, (kind) => this.changed.fire({ folder, kind }), follows);
     const debounce = new Debouncer(250, () => void ledger.fileChanged());
     // The journal beside the database takes other processes' build records (see LedgerFile).
     const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), `{${path.basename(file)},${path.basename(file)}.journal}`));

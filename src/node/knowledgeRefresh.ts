@@ -119,3 +119,4 @@ function isFolderInside(workspace: string, folder: string): boolean {
     return false;
   }
 }
+

@@ -142,10 +142,11 @@ export class LedgerFile {
   }
 
   /**
-   * Applies `fn` under the write lock to the freshest data and persists the result. If
-   * `fn` throws, nothing is written and the in-memory store is reloaded from disk.
+   * Applies `fn` under the write lock to the freshest data and persists the result, then
+   * runs `afterSave` before releasing the lock. If `fn` throws, nothing is written and the
+   * in-memory store is reloaded from disk.
    */
-  async write<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
+  async write<T>(fn: (store: LedgerStore) => T | Promise<T>, afterSave?: (value: T) => void | Promise<void>): Promise<T> {
     this.assertWritable();
     this.refuseLinkedParts();
     const release = await acquireLock(this.lockFile, this.file, this.options.lockTimeoutMs);
@@ -167,6 +168,9 @@ export class LedgerFile {
         }
       }
       faultPoint('write-done');
+      // Still under the lock: the files that follow the saved database (the artifact files and
+      // their record) are written before another writer can decide anything from either.
+      await afterSave?.(result);
       return result;
     } finally {
       release();

@@ -163,6 +163,23 @@ export function mirrorHasChanges(dbFile: string, dir = mirrorFolderOf(dbFile)): 
   return false;
 }
 
+/**
+ * Every mirror file's path, size and time, as one string: equal keys mean nothing in the
+ * folder changed. A session keeps the key of its last sync, so a file the sync cannot take
+ * (git's conflict markers, bad front matter), which `mirrorHasChanges` reports every time,
+ * is not synced again until something changes.
+ */
+export function mirrorListingKey(dbFile: string, dir = mirrorFolderOf(dbFile)): string | undefined {
+  const root = realFolder(dir);
+  if (!root) return undefined;
+  return mirrorPaths(root)
+    .paths.map((at) => {
+      const stat = statOf(path.join(root, at));
+      return `${at}:${stat?.size}:${stat?.mtimeMs}`;
+    })
+    .join('\n');
+}
+
 /** Whether the mirror folder holds at least one file (a clone to build the ledger from). */
 export function mirrorHasFiles(dbFile: string, dir = mirrorFolderOf(dbFile)): boolean {
   const root = realFolder(dir);

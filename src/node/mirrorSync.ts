@@ -310,8 +310,12 @@ export interface SyncOptions {
   dbFile: string;
   /** The mirror folder (default: `artifacts` beside the database). */
   dir?: string;
-  /** Runs `fn` under the ledger's write lock on the freshest data, and persists. */
-  write<T>(fn: (store: LedgerStore) => T): Promise<T>;
+  /**
+   * Runs `fn` under the ledger's write lock on the freshest data, persists, then runs
+   * `afterSave` still under the lock (LedgerFile.write): the files are written there, so
+   * no other writer decides a file's name or record between the database and its files.
+   */
+  write<T>(fn: (store: LedgerStore) => T, afterSave?: (value: T) => void): Promise<T>;
 }
 
 /**
@@ -331,36 +335,40 @@ export async function syncMirror(options: SyncOptions & { auto?: boolean }): Pro
   report.folder = folder.root;
   if (options.dir === undefined && isWorkspaceLedger(dbFile)) ensureLedgerGitignore(path.dirname(path.resolve(dbFile)));
 
-  const work = await options.write((store) => {
-    const state = existing ? readState(stateFile, folder.root) : emptyState(folder.root);
-    const scan = scanMirror(folder.root, state, report, (id) => store.getArtifact(id) !== undefined);
-    let authors: Map<string, string> | undefined;
-    const authorOf = (file: string): string | undefined => {
-      authors ??= lastCommitAuthors(folder.root, scan.entries.filter((e) => e.content !== undefined).map((e) => e.path));
-      return authors.get(file);
-    };
-    const recorded: SyncState = { ...state, chains: { ...state.chains }, conflicts: { ...state.conflicts } };
-    const planned = store.transaction(() => plan(store, state, scan, authorOf, report));
-    // Recorded before the database is written (this callback runs before it is saved).
-    if (Object.keys(planned.pending).length > 0) writeState(stateFile, { ...recorded, pending: planned.pending });
-    faultPoint('sync-pending-recorded');
-    return { ...planned, state, scan };
-  });
-  // Files follow the saved database: a crash in between is repaired by the next sync.
-  faultPoint('sync-database-written');
-  for (const [at, text] of work.writes) {
-    if (folder.read(at) !== text) {
-      folder.write(at, text);
-      report.written.push(at);
-    }
-  }
-  for (const at of work.removes) {
-    folder.remove(at);
-    report.removed.push(at);
-  }
-  faultPoint('sync-files-written');
-  delete work.state.pending;
-  writeState(stateFile, { ...work.state, stamps: stampsAfter(folder.root, work.state, work.scan, work.writes) });
+  await options.write(
+    (store) => {
+      const state = existing ? readState(stateFile, folder.root) : emptyState(folder.root);
+      const scan = scanMirror(folder.root, state, report, (id) => store.getArtifact(id) !== undefined);
+      let authors: Map<string, string> | undefined;
+      const authorOf = (file: string): string | undefined => {
+        authors ??= lastCommitAuthors(folder.root, scan.entries.filter((e) => e.content !== undefined).map((e) => e.path));
+        return authors.get(file);
+      };
+      const recorded: SyncState = { ...state, chains: { ...state.chains }, conflicts: { ...state.conflicts } };
+      const planned = store.transaction(() => plan(store, state, scan, authorOf, report));
+      // Recorded before the database is written (this callback runs before it is saved).
+      if (Object.keys(planned.pending).length > 0) writeState(stateFile, { ...recorded, pending: planned.pending });
+      faultPoint('sync-pending-recorded');
+      return { ...planned, state, scan };
+    },
+    (work) => {
+      // Files follow the saved database, under its lock: a crash in between is repaired by the next sync.
+      faultPoint('sync-database-written');
+      for (const [at, text] of work.writes) {
+        if (folder.read(at) !== text) {
+          folder.write(at, text);
+          report.written.push(at);
+        }
+      }
+      for (const at of work.removes) {
+        folder.remove(at);
+        report.removed.push(at);
+      }
+      faultPoint('sync-files-written');
+      delete work.state.pending;
+      writeState(stateFile, { ...work.state, stamps: stampsAfter(folder.root, work.state, work.scan, work.writes) });
+    },
+  );
   return report;
 }
 
@@ -383,65 +391,69 @@ export interface MirrorChainsReport {
  * folder gone after a sync wrote one is left alone, as `syncMirror` does on its own runs.
  */
 export async function mirrorChains(options: SyncOptions & { chainIds: readonly string[] }): Promise<MirrorChainsReport> {
+  if (options.chainIds.length === 0) return { written: [], removed: [], deferred: [], needsSync: false };
+  return options.write((store) => mirrorChainsLocked(store, options));
+}
+
+/** `mirrorChains` for a caller that holds the write lock and has saved `store` (LedgerSession's write, in LedgerFile.write's `afterSave`). */
+export function mirrorChainsLocked(store: LedgerStore, options: { dbFile: string; dir?: string; chainIds: readonly string[] }): MirrorChainsReport {
   const report: MirrorChainsReport = { written: [], removed: [], deferred: [], needsSync: false };
   if (options.chainIds.length === 0) return report;
   const dir = options.dir ?? mirrorFolderOf(options.dbFile);
   const stateFile = stateFileOf(options.dbFile);
-  return options.write((store) => {
-    const root = realFolder(dir);
-    const state = root ? takeState(stateFile, root) : undefined;
-    if (!root || !state || (!hasPaths(state) && Object.keys(state.conflicts).length === 0)) {
-      report.needsSync = !root ? !hasPaths(readState(stateFile, path.resolve(dir))) : true;
-      return report;
-    }
-    const folder = new OutputFolder(root);
-    const taken = new Set<string>();
-    for (const entry of Object.values(state.chains)) if (entry.path) taken.add(entry.path);
-    /** Whether the file is as the last sync left it (a stat when its stamp still holds, else a read). */
-    const asSynced = (at: string, hash: string): boolean => {
-      const stamp = state.stamps[at];
-      const now = statOf(path.join(root, at));
-      if (stamp && now && stamp.size === now.size && stamp.mtimeMs === now.mtimeMs) return stamp.hash === hash;
-      const text = folder.read(at);
-      return text !== undefined && hashOf(text) === hash;
-    };
-    let dirty = false;
-    for (const chainId of options.chainIds) {
-      const base = state.chains[chainId];
-      if (state.conflicts[chainId] || (base?.path && !asSynced(base.path, base.hash))) {
-        report.deferred.push(chainId);
-        continue;
-      }
-      const db = store.latestOfChain(chainId);
-      if (!db) {
-        if (base?.path) {
-          folder.remove(base.path);
-          delete state.stamps[base.path];
-          report.removed.push(base.path);
-        }
-        delete state.chains[chainId];
-        dirty = true;
-        continue;
-      }
-      const at = base?.path ?? pathFor(db, (p) => taken.has(p) || folder.read(p) !== undefined);
-      taken.add(at);
-      const content = render(db);
-      const hash = hashOf(content);
-      // The ledger's rendering is what the last sync recorded (a sync's own import, a touch that changed nothing):
-      // the file stays as git has it, worded as its author left it.
-      if (base?.path === at && base.db === hash) continue;
-      if (folder.read(at) !== content) {
-        folder.write(at, content);
-        report.written.push(at);
-      }
-      state.chains[chainId] = { path: at, hash, db: hash };
-      dirty = true;
-      const stat = statOf(path.join(root, at));
-      if (stat) state.stamps[at] = { ...stat, hash };
-    }
-    if (dirty) writeState(stateFile, state);
+  const root = realFolder(dir);
+  const state = root ? takeState(stateFile, root) : undefined;
+  if (!root || !state || (!hasPaths(state) && Object.keys(state.conflicts).length === 0)) {
+    report.needsSync = !root ? !hasPaths(readState(stateFile, path.resolve(dir))) : true;
     return report;
-  });
+  }
+  const folder = new OutputFolder(root);
+  const taken = new Set<string>();
+  for (const entry of Object.values(state.chains)) if (entry.path) taken.add(entry.path);
+  /** Whether the file is as the last sync left it (a stat when its stamp still holds, else a read). */
+  const asSynced = (at: string, hash: string): boolean => {
+    const stamp = state.stamps[at];
+    const now = statOf(path.join(root, at));
+    if (stamp && now && stamp.size === now.size && stamp.mtimeMs === now.mtimeMs) return stamp.hash === hash;
+    const text = folder.read(at);
+    return text !== undefined && hashOf(text) === hash;
+  };
+  let dirty = false;
+  for (const chainId of options.chainIds) {
+    const base = state.chains[chainId];
+    if (state.conflicts[chainId] || (base?.path && !asSynced(base.path, base.hash))) {
+      report.deferred.push(chainId);
+      continue;
+    }
+    const db = store.latestOfChain(chainId);
+    if (!db) {
+      if (base?.path) {
+        folder.remove(base.path);
+        delete state.stamps[base.path];
+        report.removed.push(base.path);
+      }
+      delete state.chains[chainId];
+      dirty = true;
+      continue;
+    }
+    const at = base?.path ?? pathFor(db, (p) => taken.has(p) || folder.read(p) !== undefined);
+    taken.add(at);
+    const content = render(db);
+    const hash = hashOf(content);
+    // The ledger's rendering is what the last sync recorded (a sync's own import, a touch that changed nothing):
+    // the file stays as git has it, worded as its author left it.
+    if (base?.path === at && base.db === hash) continue;
+    if (folder.read(at) !== content) {
+      folder.write(at, content);
+      report.written.push(at);
+    }
+    state.chains[chainId] = { path: at, hash, db: hash };
+    dirty = true;
+    const stat = statOf(path.join(root, at));
+    if (stat) state.stamps[at] = { ...stat, hash };
+  }
+  if (dirty) writeState(stateFile, state);
+  return report;
 }
 
 /** The size and time of every file the ledger now agrees with; a file reported as a problem gets none, so it is read again. */
@@ -467,7 +479,7 @@ export async function resolveMirrorConflict(options: SyncOptions & { chainId: st
   const { dbFile, chainId, keep } = options;
   const folder = new OutputFolder(options.dir ?? mirrorFolderOf(dbFile));
   const stateFile = stateFileOf(dbFile);
-  const { artifact, files } = await options.write((store) => {
+  const { artifact } = await options.write((store) => {
     const state = readState(stateFile, folder.root);
     const conflict = state.conflicts[chainId] ?? Object.values(state.conflicts).find((c) => c.mine === chainId || c.theirs === chainId || c.path === chainId);
     if (!conflict) throw new UserError(`No conflict on "${chainId}".`, 'Conflicts are listed by `context-ledger sync`.');
@@ -506,7 +518,8 @@ export async function resolveMirrorConflict(options: SyncOptions & { chainId: st
     writeState(stateFile, state);
     files.push({ at, content });
     return { artifact: kept, files };
+  }, ({ files }) => {
+    for (const file of files) folder.write(file.at, file.content);
   });
-  for (const file of files) folder.write(file.at, file.content);
   return artifact;
 }

@@ -55,9 +55,11 @@ function corpus() {
   return { file, textBytes };
 }
 
-function run(args, { cwd = work } = {}) {
+const floorScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'floor.cjs');
+
+function run(args, { cwd = work, script = cli, env = {} } = {}) {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, ['-r', rssReporter, cli, ...args], { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const result = spawnSync(process.execPath, ['-r', rssReporter, script, ...args], { cwd, encoding: 'utf8', maxBuffer: 256 << 20, env: { ...process.env, ...env } });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`);
   const rss = Number(/maxrss=(\d+)/.exec(result.stderr)?.[1] ?? 0);
@@ -72,6 +74,14 @@ const WARM_RUNS = Number(process.env.BENCH_WARM_RUNS ?? 20);
  * process, no printing): cold = read the file, open, first build; warm = repeat builds;
  * floor = read every artifact row the assembler needs.
  */
+/** The artifact-file parser (src/core/formats/mirror.ts) bundled for floor.cjs: the parse a pull's files cost at least. */
+async function bundleMirrorParser() {
+  const esbuild = await import('esbuild');
+  const outfile = path.join(work, 'bench-mirror.cjs');
+  await esbuild.build({ entryPoints: [path.join(root, 'src/core/formats/mirror.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile, logLevel: 'warning' });
+  return outfile;
+}
+
 async function inProcessBuild(db, task) {
   const esbuild = await import('esbuild');
   const entry = [
@@ -321,9 +331,33 @@ report(`\`sync\`: the first Markdown mirror of ${ARTIFACTS.toLocaleString('en')}
 report(`one \`add\` on ${ARTIFACTS.toLocaleString('en')} artifacts with their Markdown mirror`,
   repeat(RUNS, () => run(['add', '--type', 'note', '--title', `bench mirrored add ${n++}`, '--body', 'one more'], { cwd: shared })), '< 300 ms');
 
+// Issue 42: each figure of the ledger session beside its floor, measured here: a process that
+// loads sql.js and reads the index (floor.cjs), and the same plus parsing the files a pull changed.
+const sharedDb = path.join(shared, '.context-ledger', 'ledger.db');
+const artifactFiles = path.join(shared, '.context-ledger', 'artifacts');
+const floor = repeat(RUNS, () => run([sharedDb], { script: floorScript }));
+report(`floor: load sql.js and read the index of ${ARTIFACTS.toLocaleString('en')} artifacts (a process)`, floor);
+const mirrorParser = await bundleMirrorParser();
+report('floor + parse 100 artifact files', repeat(RUNS, () => run([sharedDb, '--parse', artifactFiles, '100'], { script: floorScript, env: { BENCH_MIRROR_PARSER: mirrorParser } })));
+report(`one \`add\` in a workspace of ${ARTIFACTS.toLocaleString('en')} artifacts, nothing changed since the last command`,
+  repeat(RUNS, () => run(['add', '--type', 'note', '--title', `bench session add ${n++}`, '--body', 'one more'], { cwd: shared })), `<= floor (${fmt(floor.ms)})`);
+report(`\`list\` in a workspace of ${ARTIFACTS.toLocaleString('en')} artifacts, nothing changed`,
+  repeat(RUNS, () => run(['list', '--limit', '20'], { cwd: shared })), `<= floor (${fmt(floor.ms)})`);
+// A pull that changed 100 artifact files: their text (and so size and hash) changes on disk, as git leaves it.
+let pulls = 0;
+report('the first command (`list`) after a pull that changed 100 artifact files',
+  repeat(RUNS, () => {
+    const files = fs.readdirSync(artifactFiles, { recursive: true }).filter((f) => f.endsWith('.md')).sort().slice(pulls * 100, pulls * 100 + 100);
+    pulls++;
+    for (const f of files) fs.appendFileSync(path.join(artifactFiles, f), `\nA line a teammate added (${pulls}).\n`);
+    return run(['list', '--limit', '20'], { cwd: shared });
+  }), '<= floor + parse 100 files');
+
 const hasBuild = spawnSync(process.execPath, [cli, 'build', '--help'], { encoding: 'utf8' }).status === 0;
 if (hasBuild) {
   const task = ['--task-title', 'Fix the webhook retry queue timeout', '--task-description', 'Payments webhook handler times out under load; add a retry queue with a lock.', '--path', 'src/queue/worker.ts'];
+  report(`\`build\` (8,000 tokens), cold, in a workspace of ${ARTIFACTS.toLocaleString('en')} artifacts (session: follows the files, logs the build)`,
+    repeat(RUNS, () => run(['build', '--budget', '8000', '--format', 'json', ...task], { cwd: shared })), `<= 2x floor (${fmt(2 * floor.ms)})`);
   report(`\`build\` (8,000 tokens), cold: open + build, ${ARTIFACTS.toLocaleString('en')} artifacts`,
     repeat(RUNS, () => run(['build', '--db', big, '--budget', '8000', '--format', 'json', ...task])), '< 1 s');
   const figures = await inProcessBuild(big, {

@@ -98,10 +98,12 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
       .map((f) => path.join(session!.workspace, '.context-ledger', 'artifacts', f))
       .filter((f) => fs.statSync(f).isFile())
       .map((f) => [f, fs.readFileSync(f, 'utf8')]);
+  // Read by the CLI before the knowledge file changes: the CLI follows it (trust is the editor's), the extension must not.
+  const titlesBefore = titles(db);
   // A knowledge file the ledger imported changes on disk: untrusted, it is not followed (the checks below see no write).
   fs.writeFileSync(path.join(session!.workspace, 'AGENTS.md'), AGENTS('RESTRICTED-AFTER, changed while untrusted'));
   const mirrorBefore = mirrorFiles();
-  const before = { mtime: fs.statSync(db).mtimeMs, journal: journalSize(), titles: titles(db) };
+  const before = { mtime: fs.statSync(db).mtimeMs, journal: journalSize(), titles: titlesBefore };
   const cases: [string, RegExp][] = [
     ['Context Ledger: Import Knowledge…', /does not import knowledge in Restricted Mode: it would read and write files this workspace controls/],
     ['Context Ledger: Export to Agent Rules…', /does not export agent rules in Restricted Mode/],
@@ -119,11 +121,12 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
 
   assert.deepEqual(filesUnder('.github'), [], 'no rule files exported');
   assert.deepEqual(mirrorFiles(), mirrorBefore, 'the Markdown mirror is not written');
+  // The extension did not follow the changed AGENTS.md: nothing was written.
   assert.equal(fs.statSync(db).mtimeMs, before.mtime, 'the ledger was not written');
   assert.equal(journalSize(), before.journal, 'nor its journal');
+  assert.equal(agentsArtifact(db)?.version, 2, 'the CLI (run by hand, where trust is not a question) follows it');
   assert.deepEqual(titles(db), before.titles);
   assert.ok(!titles(db).includes('Holds live in Redis'), 'the ADR was not imported');
-  assert.equal(agentsArtifact(db)?.version, 1, 'the changed AGENTS.md was not followed');
 });
 
 test('the agent inbox is left unread, and "Read the Agent Inbox Now" says why', async () => {

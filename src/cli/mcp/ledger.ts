@@ -9,11 +9,9 @@ import { fileURLToPath } from 'node:url';
 import type { LedgerAccess } from '../../core/agentTools';
 import { UserError } from '../../core/model';
 import { defaultDatabasePath } from '../../node/files';
-import { LedgerFile } from '../../node/ledgerFile';
-import { isWorkspaceLedger } from '../../node/ledgerFolder';
-import { mirrorHasChanges } from '../../node/mirrorState';
+import { mirrorHasFiles } from '../../node/mirrorState';
+import { LedgerSession } from '../../node/session';
 import { readWorkspaceSetting } from '../../node/workspaceSettings';
-import { writeMirrored } from '../commandContext';
 
 /** Where the served ledger is: its file and its workspace (the folder holding `.context-ledger`). */
 export interface LedgerPlace {
@@ -46,7 +44,8 @@ export function locateLedger(cwd: string, db: string | undefined): Located {
     return { place: { file, workspace: workspaceOfFile(file, cwd) } };
   }
   const found = defaultDatabasePath(cwd);
-  if (!found.found) return { missing: missingLedgerText(`in ${path.resolve(cwd)} or any folder above it`) };
+  // A fresh clone has the team's artifact files and no database yet: the session builds it from them.
+  if (!found.found && !mirrorHasFiles(found.file)) return { missing: missingLedgerText(`in ${path.resolve(cwd)} or any folder above it`) };
   return { place: { file: found.file, workspace: path.dirname(path.dirname(found.file)) } };
 }
 
@@ -61,47 +60,23 @@ export function ledgerFromRoots(uris: readonly string[]): LedgerPlace | undefine
       continue;
     }
     const found = defaultDatabasePath(folder);
-    if (found.found) return { file: found.file, workspace: path.dirname(path.dirname(found.file)) };
+    if (found.found || mirrorHasFiles(found.file)) return { file: found.file, workspace: path.dirname(path.dirname(found.file)) };
   }
   return undefined;
 }
 
-/** Opens the served ledger (never creating it): the one place to swap for the shared ledger session. */
-export async function openServedLedger(place: LedgerPlace): Promise<LedgerFile> {
-  assertLedgerFile(place.file);
-  return LedgerFile.open(place.file, { create: false });
-}
-
 /**
- * Brings in what changed in the Markdown mirror (an artifact file edited, a pull), as every
- * CLI command does when it opens the ledger; cheap when nothing changed (stamps, not reads).
- * Returns whether the ledger changed.
+ * Opens the served ledger as every front end does, through the one ledger session: never
+ * creating an empty one, but building it from the artifact files of a fresh clone.
  */
-export async function pullMirror(ledger: LedgerFile, say: (text: string) => void): Promise<boolean> {
-  if (!isWorkspaceLedger(ledger.file) || !mirrorHasChanges(ledger.file)) return false;
-  const { syncMirror } = await import('../../node/mirrorSync.js');
-  try {
-    const report = await syncMirror({ dbFile: ledger.file, auto: true, write: (fn) => ledger.write(fn) });
-    for (const c of report.conflicts) say(`CONFLICT ${c.path}: ${c.note}`);
-    for (const p of report.problems.slice(0, 10)) say(`mirror file ${p.path} skipped: ${p.message}`);
-    return report.added.length + report.updated.length + report.archived.length > 0;
-  } catch (error) {
-    if (!(error instanceof UserError)) throw error;
-    say(`the Markdown mirror was not synced: ${error.message}`);
-    return false;
-  }
+export async function openServedLedger(place: LedgerPlace, say: (text: string) => void): Promise<LedgerSession> {
+  assertLedgerFile(place.file);
+  return LedgerSession.open({ cwd: place.workspace, dbFile: place.file, create: false, say });
 }
 
-/** Store access for the tools over one open ledger file. */
-export function ledgerAccess(ledger: LedgerFile, say: (text: string) => void): LedgerAccess {
-  return {
-    async read(fn) {
-      ledger.refresh();
-      return await fn(ledger.store);
-    },
-    // What an agent writes reaches the Markdown mirror like any CLI write, so a commit carries it.
-    write: (fn) => writeMirrored(ledger, fn, say),
-  };
+/** Store access for the tools: the session's reads (after following the files) and its one write path. */
+export function ledgerAccess(session: LedgerSession): LedgerAccess {
+  return { read: (fn) => session.read(fn), write: (fn) => session.write(fn) };
 }
 
 /**

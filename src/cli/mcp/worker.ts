@@ -10,12 +10,12 @@ import { type AgentToolEnv, artifactResource, CancelledError, findAgentTool, MCP
 import { redactOutgoing } from '../../core/assemble/redact';
 import { renderWhichReport } from '../../core/formats/ruleSimulator';
 import { UserError } from '../../core/model';
-import type { LedgerFile } from '../../node/ledgerFile';
+import type { LedgerSession } from '../../node/session';
 import { whichRules } from '../../node/whichRules';
 import { stringOption } from '../args';
 import type { CommandContext } from '../commandContext';
 import { serializedBuildContext } from './results';
-import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, pullMirror, unreviewedPolicy } from './ledger';
+import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, unreviewedPolicy } from './ledger';
 
 let logSink: ((text: string, level: 'info' | 'warning') => void) | undefined;
 
@@ -90,24 +90,24 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
   const post = (message: FromWorker) => port.postMessage(message);
   const shared = new Int32Array(setup.cancelled);
   const flag = stringOption(context.options, 'unreviewed');
-  let ledger: LedgerFile | undefined;
+  let ledger: LedgerSession | undefined;
   let env: AgentToolEnv | undefined;
 
   const open = async (place: LedgerPlace): Promise<Served> => {
     const unreviewed = unreviewedPolicy(flag, place.workspace);
-    const opened = await openServedLedger(place);
-    await pullMirror(opened, log);
+    // The session follows the files before every read: a fresh clone's artifact files, a pull, a teammate's edit.
+    const opened = await openServedLedger(place, log);
     const root = path.resolve(place.workspace);
     ledger = opened;
     env = {
-      ledger: ledgerAccess(opened, log),
+      ledger: ledgerAccess(opened),
       channel: 'mcp',
       workspaceRoot: root.replace(/\\/g, '/'),
       assembleOptions: { unreviewed: unreviewed.policy },
       which: (file, artifacts) => renderWhichReport(whichRules(root, path.join(root, file), artifacts)),
       delivered: serializedBuildContext,
     };
-    return { file: opened.file, workspace: root, policy: unreviewed.policy, from: unreviewed.from };
+    return { file: opened.dbFile, workspace: root, policy: unreviewed.policy, from: unreviewed.from };
   };
 
   try {
@@ -131,7 +131,7 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
     const { id } = message;
     const reply = (result: unknown) => post({ type: 'result', id, result });
     if (message.type === 'open') {
-      if (ledger) return reply({ file: ledger.file });
+      if (ledger) return reply({ file: ledger.dbFile });
       try {
         return reply(await open(message.place));
       } catch (error) {
@@ -141,8 +141,7 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
     if (!env || !ledger) return post({ type: 'result', id, error: 'no ledger is open' });
     const tools = env;
     if (message.type === 'refresh') {
-      const pulled = await pullMirror(ledger, log);
-      return reply(ledger.refresh() || pulled);
+      return reply(await ledger.refresh());
     }
     if (message.type === 'stamps') {
       // What a subscriber's resource shows: the version, its status, and the chain's latest.

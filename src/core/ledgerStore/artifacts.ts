@@ -28,6 +28,8 @@ export interface ArtifactFilter {
   /** Case-insensitive substring of title, body or id. */
   text?: string;
   taskId?: string;
+  /** Only artifacts whose source starts with this (`import:`: the ones imported from the workspace's files). */
+  sourcePrefix?: string;
   /** Default: only the latest version of each chain. */
   allVersions?: boolean;
   limit?: number;
@@ -339,6 +341,10 @@ export class Artifacts {
     if (filter.taskId) {
       where.push('task_id = ?');
       params.push(filter.taskId);
+    }
+    if (filter.sourcePrefix !== undefined) {
+      where.push('substr(source, 1, ?) = ?');
+      params.push(filter.sourcePrefix.length, filter.sourcePrefix);
     }
     if (filter.tag) {
       where.push('EXISTS (SELECT 1 FROM json_each(artifact.tags) WHERE lower(value) = lower(?))');

@@ -5,7 +5,6 @@ import type { RuleTarget } from '../../core/formats/ruleExport';
 import { UserError } from '../../core/model';
 import { TokenCounter } from '../../core/tokens';
 import { allSkipped, applyImport, type ImportScan, nothingToImport, type ParsedImport, parseImportSources, previewImport, scanImportSources } from '../../node/folderImport';
-import { syncMirror } from '../../node/mirrorSync';
 import { writeRuleFiles } from '../../node/ruleFileExport';
 import { guarded } from '../errors';
 import { withDelayedProgress } from '../progress';
@@ -229,7 +228,7 @@ async function exportAgentRules(s: Services, folder: vscode.WorkspaceFolder): Pr
 
 async function syncFolderMirror(s: Services, folder: vscode.WorkspaceFolder): Promise<void> {
   const ledger = s.registry.get(folder);
-  const report = await withDelayedProgress('syncing the Markdown mirror…', syncMirror({ dbFile: ledger.file, write: (fn) => ledger.write(fn, 'artifacts') }));
+  const report = await withDelayedProgress('syncing the Markdown mirror…', ledger.syncFiles());
   s.artifactTree.refresh();
   const where = path.relative(folder.uri.fsPath, report.folder) || report.folder;
   const summary =

@@ -59,6 +59,15 @@ function changesOf(report: Report): Change[] {
 }
 
 /** The latest version of every chain, bodies included (the JSONL export). */
+/**
+ * The ledger's bytes on disk (database and journal), to show a dry run or a status wrote
+ * nothing: any other command would first follow the knowledge files that changed.
+ */
+function ledgerBytes(cwd: string): Buffer[] {
+  const db = path.join(cwd, '.context-ledger', 'ledger.db');
+  return [db, `${db}.journal`].map((file) => (fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0)));
+}
+
 function latest(cwd: string): ArtifactJson[] {
   const result = cli(['export', '--db', '.context-ledger/ledger.db', '--format', 'jsonl', '--latest-only'], { cwd });
   assert.equal(result.code, 0, result.stderr);
@@ -122,7 +131,7 @@ describe('linked sources: re-import compares with the source and undoes nothing'
     edit(path.join(dir, '.clinerules', 'storage.md'), (text) => `${text.trimEnd()}\n\nA line added upstream.\n`);
 
     // A dry run names every entry it would change, and why; it writes nothing.
-    const before = latest(dir);
+    const before = ledgerBytes(dir);
     const dry = jsonOf<Report>(cli(['import-folder', '--db', '.context-ledger/ledger.db', '--format', 'json', '--dry-run'], { cwd: dir }));
     const planned = new Map(changesOf(dry).map((c) => [c.id.replace(/-v\d+(?:-[0-9A-Z]{8})?$/, ''), c]));
     assert.equal(planned.get('adr-0007')?.outcome, 'updated');
@@ -130,7 +139,7 @@ describe('linked sources: re-import compares with the source and undoes nothing'
     assert.equal(planned.get(storage.chainId)?.outcome, 'detached');
     assert.match(planned.get(storage.chainId)!.reason, /edited in the ledger/);
     assert.equal(planned.size, 3, JSON.stringify([...planned.values()]));
-    assert.deepEqual(latest(dir), before);
+    assert.deepEqual(ledgerBytes(dir), before);
     const text = cli(['import-folder', '--db', '.context-ledger/ledger.db', '--dry-run'], { cwd: dir }).stdout;
     assert.match(text, /would update +adr-0007 /);
     assert.match(text, /would detach /);
@@ -404,7 +413,7 @@ describe('import-folder --status: drift between the knowledge files and the ledg
     fs.rmSync(path.join(dir, '.clinerules', 'network.md'));
     const decisions = path.join(dir, 'docs', 'architecture', 'decisions');
     fs.copyFileSync(path.join(decisions, '008-sbom-push-with-gitlab-token.md'), path.join(decisions, '009-sbom-push-again.md'));
-    const before = latest(dir);
+    const before = ledgerBytes(dir);
     const drift = status(dir);
     const state = Object.fromEntries(drift.drift.map((d) => [d.file, d.state]));
     assert.deepEqual(state, {
@@ -412,7 +421,7 @@ describe('import-folder --status: drift between the knowledge files and the ledg
       '.clinerules/storage.md': 'changed',
       'docs/architecture/decisions/009-sbom-push-again.md': 'new',
     });
-    assert.deepEqual(latest(dir), before, 'status writes nothing');
+    assert.deepEqual(ledgerBytes(dir), before, 'status writes nothing');
     const text = cli(['import-folder', '--status', '--db', '.context-ledger/ledger.db'], { cwd: dir }).stdout;
     assert.match(text, /removed +\.clinerules\/network\.md +\(\d+ to archive\)/);
     assert.match(text, /changed +\.clinerules\/storage\.md +\(.*1 to detach/);

@@ -15,7 +15,7 @@ import { tempDir } from '../helpers';
 async function workspaceLedger(): Promise<{ ledger: LedgerFile; mirror: string; write: LedgerFile['write'] }> {
   const folder = path.join(tempDir('ledger-mirror-chains-'), '.context-ledger');
   const ledger = await LedgerFile.open(path.join(folder, 'ledger.db'), { create: true, createFolder: true });
-  return { ledger, mirror: path.join(folder, 'artifacts'), write: (fn) => ledger.write(fn) };
+  return { ledger, mirror: path.join(folder, 'artifacts'), write: (fn, after) => ledger.write(fn, after) };
 }
 
 /** Runs a write and mirrors what it changed, as every CLI write does. */
@@ -26,7 +26,7 @@ async function writeAndMirror(ledger: LedgerFile, fn: Parameters<LedgerFile['wri
     await fn(store);
     chains = store.takeChangedChains();
   });
-  return mirrorChains({ dbFile: ledger.file, chainIds: chains, write: (f) => ledger.write(f) });
+  return mirrorChains({ dbFile: ledger.file, chainIds: chains, write: (f, after) => ledger.write(f, after) });
 }
 
 const filesOf = (mirror: string): string[] => fs.readdirSync(mirror, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md')).sort();

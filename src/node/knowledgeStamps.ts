@@ -1,0 +1,80 @@
+/**
+ * The quick check behind following the knowledge files a ledger imported (AGENTS.md, rule
+ * files, ADRs): stat calls only, and no parser loaded, so a command that finds nothing
+ * changed costs a few stats. What changed is then refreshed by src/node/knowledgeRefresh.ts.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Artifact } from '../core/model';
+
+/** The workspace-relative files the imported artifacts came from (`extra.linked.file`). */
+export function linkedFiles(artifacts: readonly Artifact[]): Set<string> {
+  const files = new Set<string>();
+  for (const artifact of artifacts) {
+    const file = (artifact.extra.linked as { file?: unknown } | undefined)?.file;
+    if (typeof file === 'string' && file !== '') files.add(file);
+  }
+  return files;
+}
+
+/**
+ * Size and time of every file a ledger follows and of the folders holding them (a new
+ * rule file beside a followed one changes its folder's time, and ADR folders are those of
+ * followed ADRs), keyed by workspace-relative
+ * path, folders ending in `/`. Stat calls only: comparing two of these tells a session
+ * (src/node/session.ts) whether any knowledge file needs reading at all.
+ */
+export type KnowledgeStamps = Record<string, string>;
+
+function stampOf(file: string): string {
+  try {
+    const stat = fs.statSync(file);
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+const fromWorkspace = (workspace: string, relative: string): string => path.join(workspace, ...relative.split('/'));
+
+export function knowledgeStamps(workspace: string, followedFiles: Iterable<string>): KnowledgeStamps {
+  const stamps: KnowledgeStamps = {};
+  const folders = new Set<string>();
+  for (const file of [...followedFiles].sort()) {
+    stamps[file] = stampOf(fromWorkspace(workspace, file));
+    folders.add(path.posix.dirname(file));
+  }
+  for (const folder of [...folders].sort()) stamps[`${folder}/`] = stampOf(fromWorkspace(workspace, folder));
+  return stamps;
+}
+
+export function sameStamps(a: KnowledgeStamps, b: KnowledgeStamps): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+/**
+ * The workspace-relative paths that may have changed between two stampings: a file whose
+ * stamp differs or that is no longer followed, and every file a changed folder holds now
+ * (what `formatsTouched` needs to see a new file of a followed format).
+ */
+export function changedKnowledgePaths(workspace: string, before: KnowledgeStamps, now: KnowledgeStamps): string[] {
+  const changed = new Set<string>();
+  for (const [key, stamp] of Object.entries(now)) {
+    if (before[key] === stamp) continue;
+    if (!key.endsWith('/')) {
+      changed.add(key);
+      continue;
+    }
+    const folder = key.slice(0, -1);
+    let names: fs.Dirent[] = [];
+    try {
+      names = fs.readdirSync(fromWorkspace(workspace, folder), { withFileTypes: true });
+    } catch {
+      // Gone: its files' own stamps say so.
+    }
+    for (const entry of names) if (entry.isFile()) changed.add(folder === '.' ? entry.name : `${folder}/${entry.name}`);
+  }
+  for (const key of Object.keys(before)) if (!(key in now) && !key.endsWith('/')) changed.add(key);
+  return [...changed];
+}
