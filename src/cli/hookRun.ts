@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { assembleContext } from '../core/assemble';
+import { assembleContext, redactOutgoing } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble/types';
 import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, forgetsAtNextPrompt, hookOutput, writeMoment } from '../core/hooks/agents';
 import { cappedParts, nativelyLoaded } from '../core/hooks/nativeLoading';
@@ -59,7 +59,8 @@ function codexLoadedParts(workspace: string, cwdRelative: string): (p: string) =
 }
 
 function header(job: HookJob, result: AssembleResult, file: string | undefined): string {
-  const what = job.event === 'pre-write' && file !== undefined ? `for ${file}, ${writeMoment(job.agent) === 'before' ? 'about to be written' : 'just written'}` : EVENT_WORDS[job.event];
+  // The path is the agent's, but it leaves through the ledger's answer: masked like the rest (a token pasted into a folder name).
+  const what = job.event === 'pre-write' && file !== undefined ? `for ${redactOutgoing(file)}, ${writeMoment(job.agent) === 'before' ? 'about to be written' : 'just written'}` : EVENT_WORDS[job.event];
   const lines = [`Project knowledge from Context Ledger ${what} (${result.tokensUsed} tokens; what ${AGENT_NAMES[job.agent]} loads itself and what this session already received are left out).`];
   if (result.items.some((i) => i.mode !== 'full')) lines.push(`An item cut short ends in ledger://artifact/<id>: \`${job.showCommand} show <id>\` prints it whole.`);
   return `${lines.join('\n')}\n\n`;

@@ -2,11 +2,13 @@
  * No planted secret leaves the ledger by any way out: build (Markdown and JSON, full
  * and squeezed budgets), explain (text and JSON), rule-file export for Copilot, Cursor
  * and AGENTS.md (bodies, titles, and the path globs that become `applyTo`, headings and file
- * names), every MCP tool's text and structured content, `resources/read` and every prompt; in
+ * names), every MCP tool's text and structured content, `resources/read` and every prompt, the
+ * agent hooks' answers (session start, each prompt, before a write); in
  * bodies, titles, tags and the task title. The JSONL export (the lossless backup) and the
  * Markdown mirror (the ledger itself, shared through git) keep them, on purpose.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -163,6 +165,27 @@ describe('no secret leaves the ledger by any output', () => {
     const written = files.map((f) => fs.readFileSync(path.join(mirror, f), 'utf8')).join('\n');
     // Masking it would make the next sync read the mask back as an edit: the key lost for good.
     assert.equal(leaks(written).length, SECRET_CASES.length);
+  });
+
+  test("the agent hooks' answers: session start, each prompt and before a write", () => {
+    const hook = (event: string, payload: object): string => {
+      const env = { ...process.env, HOME: path.join(dir, 'hook-home'), XDG_STATE_HOME: '', CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '60000', CONTEXT_LEDGER_HOOK_SERVER_IDLE_MS: '5000' };
+      const r = spawnSync(process.execPath, [CLI, 'hook', event, '--agent', 'claude-code'], { cwd: dir, input: JSON.stringify({ cwd: dir, ...payload }), encoding: 'utf8', env });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    };
+    let delivered = '';
+    // A session per prompt, so each answer is the prompt's own context, not what is left of it.
+    const prompts = ['Rotate the deploy credentials', ...SECRET_CASES.filter((_, i) => i % 20 === 0).map((c) => `Rotate the deploy credentials: ${c.kind}`)];
+    prompts.forEach((prompt, i) => {
+      delivered += hook('session-start', { session_id: `secret-${i}`, source: 'startup' });
+      delivered += hook('prompt', { session_id: `secret-${i}`, prompt });
+    });
+    delivered += hook('pre-write', { session_id: 'secret-write', tool_name: 'Write', tool_input: { file_path: path.join(dir, 'deploy', GLOB_SECRET, 'app.yaml') } });
+    assert.match(delivered, /Deploy credentials/, 'the hooks delivered the knowledge');
+    assert.match(delivered, /REDACTED/);
+    assert.deepEqual(leaks(delivered), []);
+    assert.ok(!delivered.includes(GLOB_SECRET), 'a secret in path globs stays out of the hook answers');
   });
 
   test('MCP create_artifact: what an agent writes with a secret is answered masked', async () => {
