@@ -19,19 +19,9 @@ GEMINI_CLI_VERSION="0.61.0"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 AGENTS_DIR="${ROOT}/.agents-test"
 
-START=$SECONDS
-log() { printf '[setup-agents %3ss] %s\n' "$((SECONDS - START))" "$*"; }
-fail() { printf '[setup-agents] ERROR: %s\n' "$*" >&2; exit 1; }
-quiet() {
-  local out
-  out="$(mktemp)"
-  if ! "$@" >"$out" 2>&1; then
-    tail -n 60 "$out" >&2
-    rm -f "$out"
-    fail "command failed: $*"
-  fi
-  rm -f "$out"
-}
+SETUP_NAME=setup-agents
+# shellcheck source=scripts/setup-lib.sh
+source "${ROOT}/scripts/setup-lib.sh"
 
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 

@@ -27,20 +27,9 @@ APT_PACKAGES=(libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config r
 WHICH="${E2E_VSCODE:-both}"
 case "$WHICH" in min | current | both) ;; *) printf 'E2E_VSCODE must be min, current or both (got %s)\n' "$WHICH" >&2; exit 2 ;; esac
 
-START=$SECONDS
-log() { printf '[setup-e2e %3ss] %s\n' "$((SECONDS - START))" "$*"; }
-fail() { printf '[setup-e2e] ERROR: %s\n' "$*" >&2; exit 1; }
-# Run a noisy command quietly; show its output only when it fails.
-quiet() {
-  local out
-  out="$(mktemp)"
-  if ! "$@" >"$out" 2>&1; then
-    tail -n 60 "$out" >&2
-    rm -f "$out"
-    fail "command failed: $*"
-  fi
-  rm -f "$out"
-}
+SETUP_NAME=setup-e2e
+# shellcheck source=scripts/setup-lib.sh
+source "${ROOT}/scripts/setup-lib.sh"
 
 export CI="${CI:-true}" DEBIAN_FRONTEND=noninteractive npm_config_yes=true
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false

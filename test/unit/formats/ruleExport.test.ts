@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAgentRules } from '../../../src/core/formats/agentRules';
 import { splitFrontMatter } from '../../../src/core/formats/common';
-import type { ExportableArtifact } from '../../../src/core/formats/ruleExport';
 import {
   expandBraces,
   exportAgentsMd,
@@ -12,28 +11,7 @@ import {
   isGeneratedRuleFile,
 } from '../../../src/core/formats/ruleExport';
 import { UserError } from '../../../src/core/model';
-
-/** A stand-in tokenizer: one token per word or punctuation run. */
-const count = (text: string): number => (text.match(/[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]+/gu) ?? []).length;
-
-let serial = 0;
-function art(overrides: Partial<ExportableArtifact>): ExportableArtifact {
-  serial++;
-  return {
-    id: `id-${serial}`,
-    chainId: `chain-${serial}`,
-    version: 1,
-    type: 'convention',
-    scope: 'global',
-    paths: [],
-    title: `Title ${serial}`,
-    body: `Body ${serial}.`,
-    status: 'active',
-    pinned: false,
-    updatedAt: '2026-01-01T00:00:00Z',
-    ...overrides,
-  };
-}
+import { art, count } from './exportFixtures';
 
 describe('Copilot export', () => {
   const artifacts = [

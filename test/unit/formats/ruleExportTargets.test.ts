@@ -8,30 +8,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GENERATED_MARKER, parseAgentRules } from '../../../src/core/formats/agentRules';
-import { type ExportableArtifact, exportRules, RULE_TARGETS, type RuleTarget } from '../../../src/core/formats/ruleExport';
+import { exportRules, RULE_TARGETS, type RuleTarget } from '../../../src/core/formats/ruleExport';
 import { simulateRules } from '../../../src/core/formats/ruleSimulator';
 import { UserError } from '../../../src/core/model';
-
-const count = (text: string): number => (text.match(/[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]+/gu) ?? []).length;
-
-let serial = 0;
-function art(overrides: Partial<ExportableArtifact>): ExportableArtifact {
-  serial++;
-  return {
-    id: `id-${serial}`,
-    chainId: `chain-${serial}`,
-    version: 1,
-    type: 'convention',
-    scope: 'global',
-    paths: [],
-    title: `Title ${serial}`,
-    body: `Body ${serial}.`,
-    status: 'active',
-    pinned: false,
-    updatedAt: '2026-01-01T00:00:00Z',
-    ...overrides,
-  };
-}
+import { art, count } from './exportFixtures';
 
 const artifacts = [
   art({ id: 'secrets', type: 'constitution', title: 'Never commit secrets', body: 'Keys live in the vault. 日本語も。' }),
