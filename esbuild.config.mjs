@@ -47,8 +47,8 @@ const tokenizerFiles = {
   },
 };
 
-// The CLI's heavy libraries live in files beside cli.js, so `add`, `list` and `build` do
-// not parse ~1.5 MB they never run. The modules that import them are reached only through
+// The heavy libraries live in files beside cli.js and extension.js, so `add`, `list` and
+// `build` (and the extension's activation) do not parse ~1.5 MB they never run. The modules that import them are reached only through
 // `import()` in src/cli (esbuild then defers their top-level code), and each import of a
 // library below becomes `require('./vendor-<chunk>.js')[<specifier>]`, read on first use.
 const VENDOR_CHUNKS = {
@@ -88,7 +88,9 @@ const vendorBuilds = Object.entries(VENDOR_CHUNKS).map(([chunk, specifiers]) => 
 }));
 
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [tokenizerFiles] },
+  // The extension shares the CLI's vendor files: the modules that use them are reached through `import()`
+  // (src/extension/lazy.ts), so activation neither parses nor runs zod, yaml or marked.
+  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [tokenizerFiles, vendorFiles] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles, vendorFiles] },
   ...vendorBuilds,
   // The Context Inspector webview: a browser bundle with only the vscode-elements it imports.

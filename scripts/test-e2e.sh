@@ -7,14 +7,15 @@
 # which only current VS Code has, plus the smoke test, the core extension flows, and interop:
 # Import Knowledge, Which Rules and Add module memory from the editor and Explorer menus on
 # code-server's vscode-remote: files, which 1.139 draws differently, the sidebar's commands, and
-# layout.test.js: the sidebar and the Inspector at 1,000 px in the dark and light themes); the
+# layout.test.js: the sidebar and the Inspector at 1,000 px in the dark and light themes, and
+# registrations.test.js: every contributed command and view registered in the running editor); the
 # rest exercise the same extension code through UI that 1.100 already covers. Add a file
 # here once it has passed with E2E_VSCODE=current.
 # Usage: bash scripts/test-e2e.sh [min|current|both]   (default both; E2E_VSCODE works too)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 WHICH="${1:-${E2E_VSCODE:-both}}"
-CURRENT_FILES=(smoke.e2e.test.js extension.test.js chat.test.js interop.test.js commands.test.js layout.test.js)
+CURRENT_FILES=(smoke.e2e.test.js extension.test.js chat.test.js interop.test.js commands.test.js layout.test.js registrations.test.js)
 
 E2E_VSCODE="$WHICH" bash scripts/setup-e2e.sh || exit 1
 npx tsc -p tsconfig.e2e.json || exit 1

@@ -4,33 +4,10 @@
  * document turns it back into a patch, which the store adds as a new version. vscode-free.
  */
 import { parse, stringify } from 'yaml';
-import { ARTIFACT_TYPES, type Artifact, type ArtifactPatch, isArtifactType, isScope, UserError } from '../core/model';
-
-export interface DocumentFields {
-  title: string;
-  type: Artifact['type'];
-  scope: Artifact['scope'];
-  paths: string[];
-  tags: string[];
-  taskId: string | null;
-  summary: string | null;
-  body: string;
-}
+import { ARTIFACT_TYPES, isArtifactType, isScope, UserError } from '../core/model';
+import type { DocumentFields } from './artifactFields';
 
 const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
-
-export function fieldsOf(artifact: Pick<Artifact, keyof DocumentFields>): DocumentFields {
-  return {
-    title: artifact.title,
-    type: artifact.type,
-    scope: artifact.scope,
-    paths: [...artifact.paths],
-    tags: [...artifact.tags],
-    taskId: artifact.taskId,
-    summary: artifact.summary,
-    body: artifact.body,
-  };
-}
 
 /** The document text: a commented front matter block, a blank line, then the body. */
 export function renderArtifactDocument(fields: DocumentFields, note: string): string {
@@ -100,47 +77,6 @@ export function parseArtifactDocument(text: string, base: DocumentFields): Docum
     summary,
     body,
   };
-}
-
-/** The fields that differ, as a store patch (empty when nothing changed). */
-export function patchBetween(before: DocumentFields, after: DocumentFields): ArtifactPatch {
-  const patch: ArtifactPatch = {};
-  if (after.title !== before.title) patch.title = after.title;
-  if (after.type !== before.type) patch.type = after.type;
-  if (after.scope !== before.scope) patch.scope = after.scope;
-  if (JSON.stringify(after.paths) !== JSON.stringify(before.paths)) patch.paths = after.paths;
-  if (JSON.stringify(after.tags) !== JSON.stringify(before.tags)) patch.tags = after.tags;
-  if (after.taskId !== before.taskId) patch.taskId = after.taskId;
-  if (after.summary !== before.summary) patch.summary = after.summary;
-  if (after.body !== before.body) patch.body = after.body;
-  return patch;
-}
-
-/** A file-name-safe slug of a title: "ADR-002: Payments via Stripe" → "adr-002-payments-via-stripe". */
-export function slugify(title: string): string {
-  const slug = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 60)
-    .replace(/-+$/, '');
-  return slug || 'artifact';
-}
-
-/** Starting text for a new module memory. */
-export function moduleMemoryTemplate(folder: string): string {
-  return [
-    `What an agent must know before changing \`${folder}\`.`,
-    '',
-    '## Purpose',
-    '',
-    '## Key files',
-    '',
-    '## Invariants and gotchas',
-    '',
-  ].join('\n');
 }
 
 /** YAML scalars only: a nested mapping in a title is a mistake the user should see, not "[object Object]". */

@@ -8,7 +8,7 @@ import { DEFAULT_STAGE_PROMPTS } from '../core/assemble/workflow';
 import { MEANING_OFF } from '../core/assemble/options';
 import { type SourceKind, type SourceSettings, SOURCE_KINDS } from '../core/sources/types';
 import { type ProfileRule, type TaskProfile, isTaskProfile, resolveProfileRules } from '../core/sources/profiles';
-import { RULE_FILE_BUDGET } from '../core/formats/ruleExport';
+import { RULE_FILE_BUDGET } from '../core/formats/ruleFileBudget';
 
 export const DEFAULT_DATABASE_PATH = '.context-ledger/ledger.db';
 export const DEFAULT_INSTRUCTIONS_PATH = '.github/instructions/context-ledger.instructions.md';

@@ -1,20 +1,29 @@
 import * as vscode from 'vscode';
-import { assembleContext } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble';
 import type { Task } from '../core/model';
-import { type ChatTurn, conversationCandidates } from '../core/sources';
+import type { ChatTurn } from '../core/sources';
 import type { LiveSourcesRequest } from '../core/sources/report';
 import type { LedgerStore } from '../core/store';
 import { activePaths } from './activePaths';
+import { lazily } from './lazy';
 import type { ConfigService } from './config';
 import type { FileActivityTracker } from './fileActivityTracker';
 import { relativePathIn } from './workspaceUris';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
-import { type EditorSourceRequest, EditorSources } from './sources';
+import type { EditorSourceRequest, EditorSources } from './sources';
 import type { TerminalFailures } from './sources/terminalLogs';
 import type { GitTracker } from './git';
 import { markStale } from '../core/git';
+
+/**
+ * The assembler and the live sources' parsers (Markdown among them) load with the first
+ * build, which activation schedules but does not wait for.
+ */
+const assembly = lazily(async () => {
+  const [{ assembleContext }, { conversationCandidates }] = await Promise.all([import('../core/assemble/index.js'), import('../core/sources/index.js')]);
+  return { assembleContext, conversationCandidates };
+});
 
 /** Who asked for a build; it ends up in the assembly log. */
 export type BuildTrigger = 'command' | 'preview' | 'status-bar' | 'auto-inject';
@@ -50,7 +59,8 @@ export interface BuildOptions {
  */
 export class ContextService {
   private readonly last = new Map<string, BuiltContext>();
-  private readonly sources: EditorSources;
+  /** The live sources (off by default) load when first turned on. */
+  private readonly sources: () => Promise<EditorSources>;
 
   constructor(
     private readonly registry: LedgerRegistry,
@@ -60,7 +70,7 @@ export class ContextService {
     private readonly git?: GitTracker,
     terminals?: TerminalFailures,
   ) {
-    this.sources = new EditorSources(terminals);
+    this.sources = lazily(async () => new (await import('./sources/index.js')).EditorSources(terminals));
   }
 
   /** The folder of the active editor, else the only folder (or the first that has a ledger). */
@@ -123,8 +133,8 @@ export class ContextService {
     const { sources } = this.config.get(folder.uri);
     if (!sources.enabled) return undefined;
     const { visible, open } = this.editorPaths(folder);
-    const candidates = await this.sources.collect({ folder, kinds: sources.kinds, ...(task ? { task } : {}), visible, open, ...(sources.logFiles ? { logFiles: sources.logFiles } : {}) });
-    if (sources.settings.conversation?.enabled !== false) candidates.push(...conversationCandidates(conversation));
+    const candidates = await (await this.sources()).collect({ folder, kinds: sources.kinds, ...(task ? { task } : {}), visible, open, ...(sources.logFiles ? { logFiles: sources.logFiles } : {}) });
+    if (sources.settings.conversation?.enabled !== false) candidates.push(...(await assembly()).conversationCandidates(conversation));
     return { candidates, settings: sources.settings, profile: sources.profile, ...(sources.profileRules ? { profileRules: sources.profileRules } : {}) };
   }
 
@@ -138,6 +148,7 @@ export class ContextService {
       const paths = this.activePathsFor(folder, store, now);
       const task = store.getActiveTask();
       const live = await this.liveSources(folder, task, options.conversation);
+      const { assembleContext } = await assembly();
       const assembled = await assembleContext(store, {
         ...(live ? { sources: live } : {}),
         budget: options.budget ?? config.budget,

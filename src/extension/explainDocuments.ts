@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { renderExplain } from '../core/assemble';
 import type { BuiltContext } from './contextService';
 import { DisposableBase } from './disposable';
 import { EXPLAIN_SCHEME } from './ids';
@@ -31,6 +30,7 @@ export class ExplainDocuments extends DisposableBase implements vscode.TextDocum
       `Active paths: ${built.paths.join(', ') || '(none)'}`,
       '',
     ].join('\n');
+    const { renderExplain } = await import('../core/assemble/index.js');
     await this.open(uri, `${header}${renderExplain(built.result)}`, { preview: true });
   }
 

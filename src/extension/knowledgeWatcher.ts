@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { KNOWLEDGE_FILE_GLOB } from '../core/formats/detect';
-import { applyImport, type FormatReport, previewImport } from '../node/folderImport';
-import { followedSources, formatsTouched, parseRefresh } from '../node/knowledgeRefresh';
+import { KNOWLEDGE_FILE_GLOB } from '../core/formats/knowledgeGlob';
+import type { FormatReport } from '../node/folderImport';
 import { Debouncer, DisposableBase } from './disposable';
 import type { ConfigService } from './config';
+import { lazily } from './lazy';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
 import { relativePathIn } from './workspaceUris';
@@ -15,6 +15,9 @@ import { relativePathIn } from './workspaceUris';
 const DEBOUNCE_MS = 700;
 /** The catch-up at start waits until activation and the first build are done. */
 const CATCH_UP_DELAY_MS = 3000;
+
+/** The parsers of every knowledge format load with the first refresh, not at activation. */
+const refreshCode = lazily(() => Promise.all([import('../node/folderImport.js'), import('../node/knowledgeRefresh.js')]));
 
 /**
  * Keeps the artifacts imported from the workspace's knowledge files (AGENTS.md, CLAUDE.md,
@@ -116,6 +119,7 @@ export class KnowledgeWatcher extends DisposableBase {
     if (!ledger.exists()) return;
     const started = Date.now();
     try {
+      const [{ applyImport, previewImport }, { followedSources, formatsTouched, parseRefresh }] = await refreshCode();
       const followed = await ledger.read((store) => followedSources(store.latestArtifacts()));
       const formats = formatsTouched(followed, changed);
       if (formats.length === 0) return;

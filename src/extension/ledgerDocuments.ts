@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Artifact } from '../core/model';
-import { type DocumentFields, fieldsOf, parseArtifactDocument, patchBetween, renderArtifactDocument, slugify } from './artifactDocument';
+import { type DocumentFields, fieldsOf, patchBetween, slugify } from './artifactFields';
 import { DisposableBase } from './disposable';
 import { LEDGER_SCHEME } from './ids';
+import { lazily } from './lazy';
 import type { LedgerRegistry } from './ledgers';
 import type { Logger } from './logger';
+
+/** The document's text and its parse (with the YAML library) load when the first artifact is opened. */
+const documentCode = lazily(() => import('./artifactDocument.js'));
 
 const EDIT_NOTE = 'Edit the fields and the body, then save (Ctrl+S): the save becomes a new version; the old one is kept.';
 const VERSION_NOTE = 'An older version, read-only. To bring it back, use Restore on it in the Artifacts view: it becomes the newest version, nothing is lost.';
@@ -102,6 +106,7 @@ export class LedgerDocumentProvider extends DisposableBase implements vscode.Fil
   }
 
   private async load(target: Target): Promise<{ text: string; mtime: number; readonly: boolean }> {
+    const { renderArtifactDocument } = await documentCode();
     const ledger = this.registry.get(target.folder);
     if (target.kind === 'draft' && !target.draft.chainId) {
       return { text: renderArtifactDocument(target.draft.fields, target.draft.supersedes ? SUPERSEDE_NOTE : DRAFT_NOTE), mtime: target.draft.created, readonly: false };
@@ -138,6 +143,7 @@ export class LedgerDocumentProvider extends DisposableBase implements vscode.Fil
     const target = this.resolve(uri);
     if (target.kind === 'version') throw vscode.FileSystemError.NoPermissions('An older version is read-only; open the artifact to change it.');
     const text = Buffer.from(content).toString('utf8');
+    const { parseArtifactDocument } = await documentCode();
     const ledger = this.registry.get(target.folder);
     if (target.kind === 'draft' && !target.draft.chainId) {
       const fields = parseArtifactDocument(text, target.draft.fields);

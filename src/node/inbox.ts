@@ -10,9 +10,11 @@ import * as path from 'node:path';
 import { MAX_INBOX_FILE_BYTES, type ParsedInboxFile, parseInboxFile } from '../core/inbox';
 import { type Artifact, UserError } from '../core/model';
 import { decodeText, LEDGER_FOLDER, writeFileInside } from './files';
+import { pendingInboxFiles } from './inboxFolder';
 import { LedgerUnavailableError, refuseLink } from './persistence/noLinks';
 
-export const INBOX_FOLDER = 'inbox';
+export { INBOX_FOLDER, inboxFolderOf, pendingInboxFiles } from './inboxFolder';
+
 export const REJECTED_FOLDER = 'rejected';
 
 export type InboxOutcome =
@@ -20,21 +22,6 @@ export type InboxOutcome =
   | { file: string; status: 'rejected'; error: string; movedTo: string }
   | { file: string; status: 'failed'; error: string };
 
-/** `<folder>/.context-ledger/inbox`. */
-export function inboxFolderOf(workspaceFolder: string): string {
-  return path.join(workspaceFolder, LEDGER_FOLDER, INBOX_FOLDER);
-}
-
-/** The `*.json` files waiting in `inboxDir`, oldest name first (agents may number them). */
-export function pendingInboxFiles(inboxDir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(inboxDir);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => n.toLowerCase().endsWith('.json')).sort().map((n) => path.join(inboxDir, n));
-}
 
 function freeName(dir: string, name: string): string {
   const ext = path.extname(name);

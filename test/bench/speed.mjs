@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vocabulary, words, writeCorpus } from './corpus.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -14,45 +15,9 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-bench-'));
 const ARTIFACTS = Number(process.env.BENCH_ARTIFACTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
-// A seeded generator so every run measures the same text.
-// mulberry32: 32-bit integer arithmetic throughout. (An LCG in doubles, used before, lost
-// precision past 2^53 and cycled: the 10,000 artifacts had only 87 distinct bodies, which
-// flattered every cache keyed by content.)
-let seed = 42;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const vocabulary = ('session token cache hook budget ledger artifact decision context agent module path glob stage review plan ' +
-  'database index query migration schema webhook payment booking retry queue worker lock timeout error handler route ' +
-  'validation config deploy release test fixture mock parser render template stream buffer encoding unicode emoji ' +
-  'security secret rotate audit compliance latency throughput memory leak profile trace metric alert incident').split(' ');
-const TYPES = ['adr', 'decision', 'learning', 'convention', 'pattern', 'module_memory', 'note', 'changelog', 'plan', 'dependency'];
-const words = (n) => Array.from({ length: n }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
-
 function corpus() {
-  const lines = [];
-  let textBytes = 0;
-  for (let i = 0; i < ARTIFACTS; i++) {
-    const paragraphs = Array.from({ length: 4 }, () => words(50 + Math.floor(random() * 20)));
-    const body = `**Context**: ${paragraphs[0]}.\n\n**Decision**: ${paragraphs[1]}.\n\n${paragraphs[2]}.\n\n- ${paragraphs[3]}.`;
-    const title = words(6);
-    const pathScoped = random() < 0.3;
-    textBytes += Buffer.byteLength(body) + Buffer.byteLength(title);
-    lines.push(JSON.stringify({
-      id: `bench-${i}`, type: TYPES[i % TYPES.length], title, body, tags: [vocabulary[i % vocabulary.length]],
-      scope: pathScoped ? 'path' : 'global', paths: pathScoped ? [`src/${vocabulary[i % 40]}/**`] : [],
-      createdAt: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString(),
-    }));
-  }
-  const distinct = new Set(lines.map((l) => JSON.parse(l).body)).size;
-  if (distinct < ARTIFACTS) throw new Error(`the generated corpus repeats bodies (${distinct} distinct of ${ARTIFACTS}): caches keyed by content would look better than on a real ledger`);
   const file = path.join(work, 'corpus.jsonl');
-  fs.writeFileSync(file, lines.join('\n') + '\n');
-  return { file, textBytes };
+  return { file, textBytes: writeCorpus(file, ARTIFACTS) };
 }
 
 const floorScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'floor.cjs');

@@ -158,6 +158,8 @@ export interface CodeServerOptions {
 export interface CodeServer {
   url: string;
   port: number;
+  /** The server's process id, also its process group: the extension host and the processes it starts are in the group. */
+  pid: number;
   logFile: string;
   /** The last lines the server printed (for error messages). */
   recentOutput(): string;
@@ -368,7 +370,7 @@ async function launch(options: CodeServerOptions, port: number): Promise<CodeSer
     }
     await sleep(250);
   }
-  return { url, port, logFile, recentOutput, stop };
+  return { url, port, pid: child.pid ?? 0, logFile, recentOutput, stop };
 }
 
 // ---------------------------------------------------------------------------

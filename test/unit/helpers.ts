@@ -13,6 +13,15 @@ export function packageManifest<T>(): T {
   return JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as T;
 }
 
+/**
+ * Every setting the manifest contributes, by full name: `contributes.configuration` is a list
+ * of titled sections (the groups of the Settings editor).
+ */
+export function contributedSettings<T = Record<string, unknown>>(): Record<string, T> {
+  const sections = packageManifest<{ contributes: { configuration: { properties: Record<string, T> }[] } }>().contributes.configuration;
+  return Object.assign({}, ...sections.map((section) => section.properties)) as Record<string, T>;
+}
+
 export function tempDir(prefix = 'ledger-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

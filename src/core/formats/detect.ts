@@ -9,6 +9,8 @@ import type { ImportFormat, ImportResult, SourceFile } from './common';
 import { IMPORT_FORMATS, normalizePath, shortHash, slugify } from './common';
 import { ctxKindOf, parseCtx } from './ctx';
 
+export { KNOWLEDGE_FILE_GLOB } from './knowledgeGlob';
+
 export interface DetectedFormat {
   format: ImportFormat;
   /** Workspace-relative paths, sorted. */
@@ -45,16 +47,6 @@ export function detectFormats(relativePaths: readonly string[]): DetectedFormat[
     files: [...groups.get(format)!].sort(),
   }));
 }
-
-/**
- * Every file name a knowledge file of some format can have (rules are `.md`, `.mdc` or
- * Cline's `.txt` and `.markdown`; legacy rule files have no extension; Roo Code reads any text
- * file of its rule folders), as one glob: the coarse filter
- * a file watcher needs. `formatOf` stays the one judge of what a path is; a unit test
- * checks that every path it accepts matches this glob.
- */
-export const KNOWLEDGE_FILE_GLOB =
-  '**/{*.md,*.MD,*.mdc,*.txt,*.markdown,*.xml,.cursorrules,.clinerules,.windsurfrules,.roorules,.roorules-*,.augment-guidelines,.rules,.roo/rules/**,.roo/rules-*/**}';
 
 /** The format a single workspace-relative path belongs to, or null. */
 export function formatOf(path: string): ImportFormat | null {

@@ -41,8 +41,7 @@ export interface LeftOut {
   reason: string;
 }
 
-/** Per-file token budget of exported rule files: the CLI's `--budget` and the extension's `contextLedger.export.ruleFileBudget`. */
-export const RULE_FILE_BUDGET = { default: 4000, min: 100, max: 1_000_000 } as const;
+export { RULE_FILE_BUDGET } from './ruleFileBudget';
 
 export interface RuleExportOptions {
   /** Tokens in a text, with the tokenizer the budget is meant for. */

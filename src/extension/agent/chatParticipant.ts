@@ -6,10 +6,10 @@ import type { ChatTurn } from '../../core/sources';
 import type { Services } from '../services';
 import { agentEnvFor } from './agentEnv';
 import { budgetBreakdown, explainArtifact, parseRemember, rememberPreview, typeChoices } from './chatModel';
-import { AGENT_COMMANDS, CHAT_COMMANDS, CHAT_PARTICIPANT_ID } from './ids';
+import { AGENT_COMMANDS, CHAT_COMMANDS } from './ids';
 import { fenced } from './lmToolModel';
 
-interface LedgerChatMetadata {
+export interface LedgerChatMetadata {
   command: string;
   /** The artifact a followup can explain. */
   artifactId?: string;
@@ -25,26 +25,15 @@ export interface RememberSaveArgs {
 
 type Stream = vscode.ChatResponseStream;
 
-/** `@ledger`: /context, /remember, /search, /explain; a plain question is answered from the ledger. */
-export function registerChatParticipant(s: Services): vscode.Disposable[] {
-  if (typeof vscode.chat?.createChatParticipant !== 'function') return [];
-  const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (request, context, stream, token) =>
-    handle(s, request, chatTurns(context.history), stream, token),
-  );
-  participant.iconPath = vscode.Uri.joinPath(s.context.extensionUri, 'media', 'ledger.svg');
-  participant.followupProvider = {
-    provideFollowups(result: vscode.ChatResult): vscode.ChatFollowup[] {
-      const meta = result.metadata as LedgerChatMetadata | undefined;
-      if (!meta) return [];
-      if ((meta.command === CHAT_COMMANDS.search || meta.command === CHAT_COMMANDS.context) && meta.artifactId) {
-        return [{ prompt: meta.artifactId, command: CHAT_COMMANDS.explain, label: `Why is ${meta.artifactId} in or out?` }];
-      }
-      if (meta.command === CHAT_COMMANDS.context) return [{ prompt: '', command: CHAT_COMMANDS.explain, label: 'Explain every choice' }];
-      return [];
-    },
-  };
-  const save = vscode.commands.registerCommand(AGENT_COMMANDS.rememberSave, (args: RememberSaveArgs) => saveRemembered(s, args));
-  return [participant, save];
+/** `@ledger`: /context, /remember, /search, /explain; a plain question is answered from the ledger. Loaded on the first request (see ./index.ts). */
+export function handleChatRequest(
+  s: Services,
+  request: vscode.ChatRequest,
+  context: vscode.ChatContext,
+  stream: Stream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
+  return handle(s, request, chatTurns(context.history), stream, token);
 }
 
 /** The chat so far as plain turns (what `@ledger` was asked and answered): the conversation source. */
@@ -141,7 +130,7 @@ function rememberCommand(folder: vscode.WorkspaceFolder, prompt: string, stream:
   return { metadata: { command: CHAT_COMMANDS.remember } };
 }
 
-async function saveRemembered(s: Services, args: RememberSaveArgs): Promise<void> {
+export async function saveRemembered(s: Services, args: RememberSaveArgs): Promise<void> {
   const folder = s.registry.folders().find((f) => f.uri.toString() === args?.folder);
   if (!folder) {
     void vscode.window.showWarningMessage('Context Ledger: that workspace folder is no longer open; nothing was saved.');

@@ -1,13 +1,17 @@
 import * as vscode from 'vscode';
-import { applyInboxFile } from '../../core/inbox';
-import { inboxFolderOf, type InboxOutcome, pendingInboxFiles, processInbox } from '../../node/inbox';
+import type { InboxOutcome } from '../../node/inbox';
+import { inboxFolderOf, pendingInboxFiles } from '../../node/inboxFolder';
 import { Debouncer, DisposableBase } from '../disposable';
+import { lazily } from '../lazy';
 import { SETTINGS_SECTION } from '../ids';
 import type { Services } from '../services';
 import { AGENT_SETTINGS, REVIEW_VIEW_ID } from './ids';
 
 /** Waits this long after the last change, so a file still being written is not read half-way. */
 const SETTLE_MS = 400;
+// The validation and the ledger writes load with the first file that lands.
+const inboxCode = lazily(() => Promise.all([import('../../core/inbox.js'), import('../../node/inbox.js')]));
+
 /**
  * File events can be missed (a busy machine, a folder created after the watcher started) and
  * a file the database could not take (locked) must be retried: a cheap look at one folder
@@ -89,9 +93,13 @@ export class InboxWatcher extends DisposableBase {
   }
 
   private async run(folder: vscode.WorkspaceFolder): Promise<InboxOutcome[]> {
+    const inbox = inboxFolderOf(folder.uri.fsPath);
+    // An empty inbox (the usual case) costs a listing, not loading the validation code.
+    if (pendingInboxFiles(inbox).length === 0) return [];
+    const [{ applyInboxFile }, { processInbox }] = await inboxCode();
     const ledger = this.s.registry.get(folder);
     const root = folder.uri.fsPath.replace(/\\/g, '/');
-    const outcomes = await processInbox(inboxFolderOf(folder.uri.fsPath), (parsed, file) =>
+    const outcomes = await processInbox(inbox, (parsed, file) =>
       ledger.write((store) => applyInboxFile(store, parsed, { workspaceRoot: root, file }), 'artifacts'),
     );
     if (outcomes.length > 0) this.report(outcomes);

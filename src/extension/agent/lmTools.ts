@@ -50,11 +50,8 @@ function confirmWrites(folder: vscode.WorkspaceFolder): boolean {
   return vscode.workspace.getConfiguration(SETTINGS_SECTION, folder.uri).get<boolean>(AGENT_SETTINGS.confirmWrites) !== false;
 }
 
-/** Registers every agent tool with `vscode.lm` (VS Code 1.95+; feature-detected). */
-export function registerLanguageModelTools(s: Services): vscode.Disposable[] {
-  if (typeof vscode.lm?.registerTool !== 'function') {
-    s.logger.info('Language-model tools are not available in this editor; the agent tools are offered over MCP only.');
-    return [];
-  }
-  return AGENT_TOOLS.map((tool) => vscode.lm.registerTool(tool.lmName, new LedgerLanguageModelTool(tool, s)));
+/** The `vscode.lm` tool named `lmName` (loaded on the first call: see ./index.ts), or undefined when the core has no such tool. */
+export function languageModelTool(lmName: string, s: Services): vscode.LanguageModelTool<unknown> | undefined {
+  const tool = AGENT_TOOLS.find((t) => t.lmName === lmName);
+  return tool ? new LedgerLanguageModelTool(tool, s) : undefined;
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { ARTIFACT_TYPES, type Artifact, type ArtifactStatus, type ArtifactType, artifactUrn, STATUSES } from '../../core/model';
 import type { LedgerStore } from '../../core/store';
-import { fieldsOf } from '../artifactDocument';
+import { fieldsOf } from '../artifactFields';
 import { DEFAULT_FILTER, TYPE_DESCRIPTIONS, TYPE_ICONS, TYPE_LABELS } from '../artifactTreeModel';
 import { COMMANDS } from '../ids';
 import type { LedgerChangeKind } from '../ledgers';

@@ -58,9 +58,8 @@ export const COMMAND_TABLE_IDS = {
 export const FEATURE_COMMAND_IDS: Readonly<Record<string, readonly string[]>> = {
   'inspector/index.ts': [COMMANDS.openInspector],
   'interop/index.ts': Object.values(INTEROP_COMMANDS),
-  'agent/index.ts': [AGENT_COMMANDS.ingestInbox],
+  'agent/index.ts': [AGENT_COMMANDS.ingestInbox, AGENT_COMMANDS.rememberSave],
   'agent/reviewView.ts': [AGENT_COMMANDS.approve, AGENT_COMMANDS.reject],
-  'agent/chatParticipant.ts': [AGENT_COMMANDS.rememberSave],
   'agent/withoutChatModel.ts': [AGENT_COMMANDS.withoutChatModel],
 };
 

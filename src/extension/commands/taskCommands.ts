@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DEFAULT_STAGES, type Task, UserError } from '../../core/model';
 import { moveTaskToStage } from '../../core/stages';
-import { moduleMemoryTemplate } from '../artifactDocument';
+import { moduleMemoryTemplate } from '../artifactFields';
 import { isFolderRoot, isWorkspaceFile, relativePathIn } from '../workspaceUris';
 import { COMMANDS } from '../ids';
 import type { Services } from '../services';

@@ -255,7 +255,7 @@ export class InspectorPanel extends DisposableBase {
   }
 }
 
-/** Opens (or reveals) the one inspector panel, and restores it after a reload. */
+/** Opens (or reveals) the one inspector panel, and restores it after a reload (./index.ts registers it as the panel's serializer). */
 export class InspectorController extends DisposableBase implements vscode.WebviewPanelSerializer {
   private current: InspectorPanel | undefined;
 
@@ -264,7 +264,6 @@ export class InspectorController extends DisposableBase implements vscode.Webvie
     private readonly files: AgentFileReader,
   ) {
     super();
-    this.register(vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, this));
   }
 
   open(): void {

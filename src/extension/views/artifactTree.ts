@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { type Artifact, artifactUrn, type Scope, type TokenizerName } from '../../core/model';
 import type { LedgerStore } from '../../core/store';
-import { fullCostOf } from '../../core/assemble';
+import { fullCostOf } from '../../core/assemble/blocks';
 import { TokenCounter } from '../../core/tokens';
 import {
   type ArtifactFilterState,

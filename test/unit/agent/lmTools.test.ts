@@ -12,7 +12,7 @@ import {
   lmText,
   runForModel,
 } from '../../../src/extension/agent/lmToolModel';
-import { memoryStore, packageManifest } from '../helpers';
+import { contributedSettings, memoryStore, packageManifest } from '../helpers';
 
 interface Manifest {
   contributes: {
@@ -21,7 +21,6 @@ interface Manifest {
     mcpServerDefinitionProviders: Array<{ id: string; label: string }>;
     commands: Array<{ command: string }>;
     views: Record<string, Array<{ id: string }>>;
-    configuration: { properties: Record<string, { default?: unknown }> };
   };
 }
 
@@ -63,7 +62,7 @@ describe('language-model tools: the manifest', () => {
     for (const id of [AGENT_COMMANDS.approve, AGENT_COMMANDS.reject, AGENT_COMMANDS.ingestInbox]) assert.ok(commands.includes(id), id);
     assert.ok(Object.values(manifest.contributes.views).flat().some((v) => v.id === REVIEW_VIEW_ID));
     for (const setting of Object.values(AGENT_SETTINGS)) {
-      assert.equal(manifest.contributes.configuration.properties[`contextLedger.${setting}`]?.default, true, setting);
+      assert.equal(contributedSettings<{ default?: unknown }>()[`contextLedger.${setting}`]?.default, true, setting);
     }
   });
 });

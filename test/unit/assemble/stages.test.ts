@@ -7,7 +7,7 @@ import { readConfig, toAssembleOptions } from '../../../src/extension/configMode
 import { SETTINGS } from '../../../src/extension/ids';
 import { moveTaskToStage } from '../../../src/core/stages';
 import type { LedgerStore } from '../../../src/core/store';
-import { cli, packageManifest, fixedClock, memoryStore, tempDir } from '../helpers';
+import { cli, contributedSettings, fixedClock, memoryStore, tempDir } from '../helpers';
 
 /** The "Workflow so far" section of a built context. */
 function workflowSection(text: string): string {
@@ -166,10 +166,7 @@ describe('stage knowledge prompts', () => {
   });
 
   test('contextLedger.stages: its default is the core default, edits reach the assembler, broken entries are skipped', () => {
-    const manifest = packageManifest<{
-      contributes: { configuration: { properties: Record<string, { default?: unknown }> } };
-    }>();
-    const declared = manifest.contributes.configuration.properties[`contextLedger.${SETTINGS.stages}`]?.default as Array<{ name: string; prompt: string }>;
+    const declared = contributedSettings<{ default?: unknown }>()[`contextLedger.${SETTINGS.stages}`]?.default as Array<{ name: string; prompt: string }>;
     assert.deepEqual(Object.fromEntries(declared.map((s) => [s.name, s.prompt])), DEFAULT_STAGE_PROMPTS);
     const optionsFor = (value: unknown) => toAssembleOptions(readConfig((name) => (name === SETTINGS.stages ? value : undefined)));
     assert.deepEqual(optionsFor(undefined).stagePrompts, DEFAULT_STAGE_PROMPTS);

@@ -9,7 +9,7 @@ import { applyReview, asUnreviewed } from '../../../src/core/review';
 import type { LedgerStore } from '../../../src/core/store';
 import { readConfig, toAssembleOptions } from '../../../src/extension/configModel';
 import { SETTINGS } from '../../../src/extension/ids';
-import { cli, packageManifest, fixedClock, jsonOf, memoryStore, tempDir } from '../helpers';
+import { cli, contributedSettings, fixedClock, jsonOf, memoryStore, tempDir } from '../helpers';
 
 const NOW = new Date('2026-03-01T00:00:00.000Z');
 const TASK = { title: 'Fix webhook retries', description: 'Retried webhook events are booked twice.' };
@@ -142,10 +142,7 @@ describe('unreviewed agent knowledge in the built context', () => {
 
 describe('setting contextLedger.agent.unreviewed', () => {
   test('is contributed with include as the default, and "hold" reaches the assembler; anything else means include', async () => {
-    const manifest = packageManifest<{
-      contributes: { configuration: { properties: Record<string, { default?: unknown; enum?: unknown[] }> } };
-    }>();
-    const setting = manifest.contributes.configuration.properties[`contextLedger.${SETTINGS.agentUnreviewed}`];
+    const setting = contributedSettings<{ default?: unknown; enum?: unknown[] }>()[`contextLedger.${SETTINGS.agentUnreviewed}`];
     assert.equal(setting?.default, 'include');
     assert.deepEqual(setting?.enum, ['include', 'hold']);
     const optionsFor = (value: unknown) => toAssembleOptions(readConfig((name) => (name === SETTINGS.agentUnreviewed ? value : undefined)));

@@ -11,9 +11,12 @@ import { AGENT_COMMANDS, REVIEW_ITEM_CONTEXT } from '../../../src/extension/agen
 import { INTEROP_COMMANDS } from '../../../src/extension/interop/ids';
 import { CATEGORY, COMMAND_IDS as CORE_COMMAND_IDS, TREE_ITEM_KINDS } from '../../../src/extension/ids';
 import { DEFAULT_ASSEMBLE_OPTIONS } from '../../../src/core/assemble';
+import { readConfig } from '../../../src/extension/configModel';
+import { AGENT_SETTINGS } from '../../../src/extension/agent/ids';
 import { WORKSPACE_SCHEME_WHEN } from '../../../src/extension/workspaceUris';
 import { formatOf } from '../../../src/core/formats/detect';
 import { Minimatch } from 'minimatch';
+import { contributedSettings } from '../helpers';
 
 interface Manifest {
   contributes: {
@@ -21,7 +24,6 @@ interface Manifest {
     menus: Record<string, { command: string; when?: string; group?: string }[]>;
     keybindings?: { command: string }[];
     viewsWelcome: { contents: string }[];
-    configuration: { properties: Record<string, { markdownDescription?: string }> };
   };
 }
 
@@ -81,7 +83,7 @@ test('commands acting on a tree item are hidden from the palette or can ask for 
 });
 
 test('the scoring settings name the defaults the assembler uses', () => {
-  const properties = manifest.contributes.configuration.properties;
+  const properties = contributedSettings<{ markdownDescription?: string }>();
   const weights = properties['contextLedger.weights']?.markdownDescription ?? '';
   for (const [name, value] of Object.entries(DEFAULT_ASSEMBLE_OPTIONS.weights)) {
     const named = `\`${name}\` ${value}`;
@@ -125,4 +127,32 @@ test('the extension activates where there is something to do: a ledger or a know
     assert.ok(activates(p), `a workspace with ${p} activates the extension`);
   }
   for (const p of ['README.md', 'src/app.ts', 'docs/guide.md']) assert.ok(!activates(p), `${p} alone does not`);
+});
+
+test('settings come in titled sections: the budget first, the ranking knobs last, in an advanced one', () => {
+  const sections = (manifest as unknown as { contributes: { configuration: { title: string; order: number; properties: Record<string, unknown> }[] } }).contributes.configuration;
+  assert.ok(Array.isArray(sections) && sections.length >= 5, 'contributes.configuration is a list of sections');
+  for (const section of sections) {
+    assert.ok(section.title.trim().length > 0 && Object.keys(section.properties).length > 0, `section ${section.title} has a title and settings`);
+  }
+  const ordered = [...sections].sort((a, b) => a.order - b.order);
+  assert.ok('contextLedger.budget' in ordered[0]!.properties, 'the budget is in the first section');
+  const last = ordered[ordered.length - 1]!;
+  assert.match(last.title, /advanced/i);
+  for (const knob of ['weights', 'scopeSplit', 'typePriority', 'recencyHalfLifeDays']) assert.ok(`contextLedger.${knob}` in last.properties, `${knob} is in ${last.title}`);
+  const names = sections.flatMap((section) => Object.keys(section.properties));
+  assert.equal(new Set(names).size, names.length, 'no setting is in two sections');
+});
+
+test('every contributed setting is read by the extension, and every setting it reads is contributed', () => {
+  const read = new Set<string>();
+  readConfig((name) => {
+    read.add(name);
+    return undefined;
+  });
+  // The agent features read theirs per folder, where they act (agent/index.ts, mcpProvider.ts, inboxWatcher.ts).
+  for (const name of Object.values(AGENT_SETTINGS)) read.add(name);
+  const contributedNames = Object.keys(contributedSettings()).map((name) => name.slice('contextLedger.'.length));
+  for (const name of contributedNames) assert.ok(read.has(name), `contextLedger.${name} is contributed but nothing reads it`);
+  for (const name of read) assert.ok(contributedNames.includes(name), `contextLedger.${name} is read but not contributed`);
 });

@@ -8,13 +8,12 @@ import { readConfig } from '../../../src/extension/configModel';
 import { renderInstructionsFile } from '../../../src/extension/instructionsFile';
 import { dryRunSummary, importedMessage, mergeParsed, nothingNewMessage, plannedLine, totalsLine, totalsOf } from '../../../src/extension/interop/model';
 import { applyImport, parseImportSources, previewImport, scanImportSources } from '../../../src/node/folderImport';
-import { memoryStore, ROOT } from '../helpers';
+import { contributedSettings, memoryStore, ROOT } from '../helpers';
 import { tempDir } from './shared';
 
 interface Manifest {
   capabilities?: { untrustedWorkspaces?: { supported: unknown; restrictedConfigurations?: string[] } };
   contributes: {
-    configuration: { properties: Record<string, { type: string; default?: unknown; minimum?: number; maximum?: number }> };
     commands: Array<{ command: string; title: string; category: string }>;
     menus: Record<string, Array<{ command: string; when?: string }>>;
   };
@@ -48,7 +47,7 @@ describe('interop in the editor: manifest and what the commands say', () => {
   });
 
   test('the per-file budget of Export to Agent Rules is a setting with the CLI --budget bounds; bad values fall back or are clamped', () => {
-    const setting = manifest.contributes.configuration.properties['contextLedger.export.ruleFileBudget'];
+    const setting = contributedSettings<{ type: string; default?: unknown; minimum?: number; maximum?: number }>()['contextLedger.export.ruleFileBudget'];
     assert.ok(setting, 'contributed');
     assert.deepEqual([setting.type, setting.default, setting.minimum, setting.maximum], ['integer', RULE_FILE_BUDGET.default, RULE_FILE_BUDGET.min, RULE_FILE_BUDGET.max]);
     const budget = (value: unknown): number => readConfig((name) => (name === 'export.ruleFileBudget' ? value : undefined)).ruleFileBudget;

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { collectLiveSources, parseSourceKinds, walkWorkspace } from '../../../src/node/sources';
 import { DEFAULT_SOURCE_SETTINGS, SOURCE_KINDS, detectProfile, resolveProfileRules } from '../../../src/core/sources';
 import { readConfig } from '../../../src/extension/configModel';
-import { tempDir } from '../helpers';
+import { contributedSettings, tempDir } from '../helpers';
 
 const j = (...parts: string[]) => parts.join('');
 const PASSWORD = j('hunter2', '-Sup3r-9');
@@ -157,8 +157,7 @@ describe('extension settings for live sources', () => {
   });
 
   test('package.json contributes every sources setting the extension reads', () => {
-    const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../../package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default?: unknown }> } } };
-    const props = manifest.contributes.configuration.properties;
+    const props = contributedSettings<{ default?: unknown }>();
     for (const key of ['enabled', 'profile', 'profileRules', 'logFiles', 'code', 'diagnostics', 'logs', 'docs', 'deployment', 'git', 'conversation']) assert.ok(props[`contextLedger.sources.${key}`], key);
     assert.deepEqual(props['contextLedger.sources.diagnostics']!.default, { enabled: true, threshold: 0.7, maxTokens: 1500 });
     for (const kind of SOURCE_KINDS) {
