@@ -23,7 +23,7 @@ async function startHttp(cwd: string, args: string[] = []): Promise<{ url: strin
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL within 20 s: ${stderr}`)), 20_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
       if (found) {
