@@ -119,30 +119,36 @@ describe('MCP: 2025-11-25 and 2026-07-28 from one server (SDK v2 client, stdio a
     }
   }
 
-  test('a 2026-07-28 client over HTTP hears of a listened artifact edited on disk (subscriptions/listen)', async () => {
-    const client = newClient('modern');
-    const updated: string[] = [];
-    client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
-    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-    const uri = `ledger://artifact/${id}`;
-    const subscription = await client.listen({ resourceSubscriptions: [uri] });
-    try {
-      assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [uri]);
-      const mirror = path.join(dir, '.context-ledger', 'artifacts');
-      const file = fs
-        .readdirSync(mirror, { recursive: true, encoding: 'utf8' })
-        .map((f) => path.join(mirror, f))
-        .find((f) => f.endsWith('.md') && fs.readFileSync(f, 'utf8').includes('never books twice'));
-      assert.ok(file, 'no mirror file for the artifact');
-      // Let the server's watch settle on the file before the edit.
-      await new Promise((r) => setTimeout(r, 300));
-      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('never books twice', 'never books twice, even across restarts'));
-      const deadline = Date.now() + 20_000;
-      while (!updated.includes(uri) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      assert.ok(updated.includes(uri), `no resources/updated for ${uri}; got ${JSON.stringify(updated)}; server: ${http.stderr()}`);
-    } finally {
-      await subscription.close();
-      await client.close();
-    }
-  });
+  for (const link of ['http', 'stdio'] as const) {
+    test(`a 2026-07-28 client over ${link} hears of a listened artifact edited on disk (subscriptions/listen)`, async () => {
+      const client = newClient('modern');
+      const updated: string[] = [];
+      client.setNotificationHandler('notifications/resources/updated', (n) => void updated.push(n.params.uri));
+      await client.connect(
+        link === 'http'
+          ? new StreamableHTTPClientTransport(new URL(http.url))
+          : new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, stderr: 'pipe' }),
+      );
+      const uri = `ledger://artifact/${(await client.listResources()).resources[0]!.name}`;
+      const subscription = await client.listen({ resourceSubscriptions: [uri] });
+      try {
+        assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [uri]);
+        const mirror = path.join(dir, '.context-ledger', 'artifacts');
+        const file = fs
+          .readdirSync(mirror, { recursive: true, encoding: 'utf8' })
+          .map((f) => path.join(mirror, f))
+          .find((f) => f.endsWith('.md') && fs.readFileSync(f, 'utf8').includes('never books twice'));
+        assert.ok(file, 'no mirror file for the artifact');
+        // Let the server's watch settle on the file before the edit.
+        await new Promise((r) => setTimeout(r, 300));
+        fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('never books twice', `never books twice (checked over ${link})`));
+        const deadline = Date.now() + 20_000;
+        while (!updated.includes(uri) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        assert.ok(updated.includes(uri), `no resources/updated for ${uri}; got ${JSON.stringify(updated)}; server: ${http.stderr()}`);
+      } finally {
+        await subscription.close();
+        await client.close();
+      }
+    });
+  }
 });
