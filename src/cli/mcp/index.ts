@@ -117,7 +117,8 @@ export const mcpCommand: Command = {
     'Tools: build_context, get_artifact, search_artifacts, create_artifact, propose_version, propose_supersession, explain, which. ' +
     `Resources: ${ARTIFACT_TEMPLATE}. Prompts: context, remember, explain. ` +
     'Knowledge written through it is marked unreviewed; see `context-ledger inbox`. The workspace is the folder holding the ledger. ' +
-    'With no ledger there, it creates none: it says so in every answer and looks in the client\'s roots. Logs go to stderr. See docs/mcp.md.',
+    'With no ledger there, it creates none: it says so in every answer and looks in the client\'s roots. ' +
+    'Speaks MCP 2026-07-28 (no handshake) and 2025-11-25 on the same server. Logs go to stderr. See docs/mcp.md.',
   async run(context) {
     // Standard output belongs to the protocol: anything else that prints goes to stderr.
     console.log = console.info = console.debug = (...parts: unknown[]) => log(parts.map(String).join(' '));
