@@ -61,7 +61,7 @@ async function serveOnStdio(services: McpServices, opened: (served: Served) => v
   transport.observe = (message) => watch.observe(message);
   const handle = serveStdio(
     ({ era }) => {
-      const server = createMcpServer(services);
+      const server = createMcpServer(services, era === 'legacy' && !ledger.served);
       const stop = watch.notify({ listChanged: () => server.sendResourceListChanged(), updated: (uri) => server.sendResourceUpdated({ uri }) });
       server.onclose = stop;
       if (era === 'legacy') {

@@ -49,12 +49,13 @@ export class ServedLedger {
   }
 }
 
-function instructions(ledger: ServedLedger): string {
+function instructions(ledger: ServedLedger, asksRoots: boolean): string {
   const base =
     'Project knowledge (decisions, patterns, module notes, conventions) from the Context Ledger. Call build_context at the start of a task; ' +
     'record what you learn with create_artifact. Knowledge written by agents is marked unreviewed until a person approves it. ' +
     `Artifacts are resources at ${ARTIFACT_TEMPLATE}.`;
-  return ledger.served ? base : `${ledger.missing} (The server looks in the folders the client gives as its roots.) ${base}`;
+  if (ledger.served) return base;
+  return asksRoots ? `${ledger.missing} (The server looks in the folders the client gives as its roots.) ${base}` : `${ledger.missing} ${base}`;
 }
 
 /** Most completion values sent (the protocol's own bound). */
@@ -74,14 +75,17 @@ function clientName(server: Server, ctx: ServerContext): string | undefined {
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
-/** Builds one (unconnected) MCP server instance over the shared services. */
-export function createMcpServer({ worker, ledger, watch }: McpServices): Server {
+/**
+ * Builds one (unconnected) MCP server instance over the shared services. `asksRoots`: it will
+ * ask the client for its roots (a 2025-era connection on stdio), so its instructions say so.
+ */
+export function createMcpServer({ worker, ledger, watch }: McpServices, asksRoots = false): Server {
   // The low-level Server, so that validation and error text are the tools' own (formatIssues), not the SDK's.
   const server = new Server(
     { name: 'context-ledger', version: VERSION },
     {
       capabilities: { tools: {}, resources: { listChanged: true, subscribe: true }, prompts: {}, completions: {}, logging: {} },
-      instructions: instructions(ledger),
+      instructions: instructions(ledger, asksRoots),
     },
   );
 

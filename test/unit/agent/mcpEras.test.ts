@@ -152,3 +152,24 @@ describe('MCP: 2025-11-25 and 2026-07-28 from one server (SDK v2 client, stdio a
     });
   }
 });
+
+describe('MCP 2026-07-28 where there is no ledger', () => {
+  test('server/discover says so, offers no roots search (the era has none), and the server creates nothing', async () => {
+    const dir = tempDir('ledger-mcp-eras-none-');
+    const client = newClient('modern');
+    try {
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: dir, stderr: 'pipe' }));
+      assert.equal(client.getProtocolEra(), 'modern');
+      const said = client.getInstructions() ?? '';
+      assert.match(said, /No Context Ledger found/);
+      assert.doesNotMatch(said, /roots/);
+      const called = await client.callTool({ name: 'create_artifact', arguments: { type: 'note', title: 'Nowhere to go', body: 'x' } });
+      assert.equal(called.isError, true);
+      assert.match(text(called), /Nothing was written/);
+      assert.equal(fs.existsSync(path.join(dir, '.context-ledger')), false);
+    } finally {
+      await client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
