@@ -47,8 +47,11 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** What is used of a spec schema (the SDK's zod schemas, typed as Standard Schemas). */
+type ParamSchema = { safeParse(value: unknown): { success: boolean; error?: { issues: ReadonlyArray<{ path: PropertyKey[]; code: string; expected?: unknown; message: string }> } } };
+
 /** Request schemas of the methods this server serves: their params are checked here, in words. */
-const PARAM_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ReadonlyArray<{ path: PropertyKey[]; code: string; expected?: unknown; message: string }> } } }> = {
+const PARAM_SCHEMAS = {
   initialize: specTypeSchemas.InitializeRequest,
   'server/discover': specTypeSchemas.DiscoverRequest,
   'tools/list': specTypeSchemas.ListToolsRequest,
@@ -62,7 +65,7 @@ const PARAM_SCHEMAS: Record<string, { safeParse(value: unknown): { success: bool
   'prompts/get': specTypeSchemas.GetPromptRequest,
   'completion/complete': specTypeSchemas.CompleteRequest,
   'logging/setLevel': specTypeSchemas.SetLevelRequest,
-} as unknown as Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ReadonlyArray<{ path: PropertyKey[]; code: string; expected?: unknown; message: string }> } } }>;
+} as unknown as Record<string, ParamSchema>;
 
 /** The first problem with a request's params, as one sentence naming the field. */
 function paramsProblem(method: string, params: unknown): string | undefined {
@@ -122,7 +125,7 @@ export function checkFrame(frame: unknown): FrameVerdict {
   } else if (!('result' in m) && !('error' in m)) {
     return invalid('A message needs a "method" (a request or a notification), or a "result" or an "error" (a response).');
   }
-  const parsed = (specTypeSchemas.JSONRPCMessage as unknown as { safeParse(value: unknown): { success: boolean; data?: JSONRPCMessage } }).safeParse(frame);
+  const parsed = (specTypeSchemas.JSONRPCMessage as unknown as ParamSchema).safeParse(frame);
   if (!parsed.success) return invalid('The message is not a JSON-RPC 2.0 request, notification or response MCP knows.');
   // The frame itself: the 2026-07-28 fields (_meta envelope, inputResponses) are the SDK's to read.
   return { message: frame as JSONRPCMessage };
