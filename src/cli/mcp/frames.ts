@@ -3,22 +3,7 @@
  * so that every request with an id gets an answer (JSON-RPC 2.0 §5), with the code the
  * specification gives and a message a client author can act on, never a schema dump.
  */
-import {
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  InitializeRequestSchema,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, ProtocolErrorCode as ErrorCode, specTypeSchemas } from '@modelcontextprotocol/server';
 import { MCP_TOOLS } from '../../core/agentTools';
 
 /**
@@ -62,20 +47,25 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** What is used of a spec schema (the SDK's zod schemas, typed as Standard Schemas). */
+type ParamSchema = { safeParse(value: unknown): { success: boolean; error?: { issues: ReadonlyArray<{ path: PropertyKey[]; code: string; expected?: unknown; message: string }> } } };
+
 /** Request schemas of the methods this server serves: their params are checked here, in words. */
-const PARAM_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: ReadonlyArray<{ path: PropertyKey[]; code: string; expected?: unknown; message: string }> } } }> = {
-  initialize: InitializeRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'resources/list': ListResourcesRequestSchema,
-  'resources/templates/list': ListResourceTemplatesRequestSchema,
-  'resources/read': ReadResourceRequestSchema,
-  'resources/subscribe': SubscribeRequestSchema,
-  'resources/unsubscribe': UnsubscribeRequestSchema,
-  'prompts/list': ListPromptsRequestSchema,
-  'prompts/get': GetPromptRequestSchema,
-  'completion/complete': CompleteRequestSchema,
-  'logging/setLevel': SetLevelRequestSchema,
-};
+const PARAM_SCHEMAS = {
+  initialize: specTypeSchemas.InitializeRequest,
+  'server/discover': specTypeSchemas.DiscoverRequest,
+  'tools/list': specTypeSchemas.ListToolsRequest,
+  'resources/list': specTypeSchemas.ListResourcesRequest,
+  'resources/templates/list': specTypeSchemas.ListResourceTemplatesRequest,
+  'resources/read': specTypeSchemas.ReadResourceRequest,
+  'resources/subscribe': specTypeSchemas.SubscribeRequest,
+  'resources/unsubscribe': specTypeSchemas.UnsubscribeRequest,
+  'subscriptions/listen': specTypeSchemas.SubscriptionsListenRequest,
+  'prompts/list': specTypeSchemas.ListPromptsRequest,
+  'prompts/get': specTypeSchemas.GetPromptRequest,
+  'completion/complete': specTypeSchemas.CompleteRequest,
+  'logging/setLevel': specTypeSchemas.SetLevelRequest,
+} as unknown as Record<string, ParamSchema>;
 
 /** The first problem with a request's params, as one sentence naming the field. */
 function paramsProblem(method: string, params: unknown): string | undefined {
@@ -135,9 +125,10 @@ export function checkFrame(frame: unknown): FrameVerdict {
   } else if (!('result' in m) && !('error' in m)) {
     return invalid('A message needs a "method" (a request or a notification), or a "result" or an "error" (a response).');
   }
-  const parsed = JSONRPCMessageSchema.safeParse(frame);
+  const parsed = (specTypeSchemas.JSONRPCMessage as unknown as ParamSchema).safeParse(frame);
   if (!parsed.success) return invalid('The message is not a JSON-RPC 2.0 request, notification or response MCP knows.');
-  return { message: parsed.data };
+  // The frame itself: the 2026-07-28 fields (_meta envelope, inputResponses) are the SDK's to read.
+  return { message: frame as JSONRPCMessage };
 }
 
 /**

@@ -6,7 +6,7 @@
  * names every item it holds as ledger://) — and the whole serialized result fits the budget
  * the agent asked for, whichever part a client shows.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type AgentTool, type AgentToolResult, buildContextTool, toolOutputJsonSchema } from '../../core/agentTools';
 
 /** Whether a tool's result carries structuredContent (and the tool an outputSchema). */

@@ -1,29 +1,24 @@
 /**
  * The MCP requests this server answers, over the ledger worker: tools, resources, prompts.
+ * One factory builds the server for either protocol era (2025-11-25 after `initialize`,
+ * 2026-07-28 per request): the SDK's serving entries (stdio, HTTP) call it per connection
+ * or per request, and the worker, the ledger and its watch are shared by every instance.
  * Errors thrown here are RpcErrors: their code and plain message are what the client gets.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
+  CLIENT_INFO_META_KEY,
   type CallToolResult,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
   type GetPromptResult,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolErrorCode as ErrorCode,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { type AgentToolResult, findAgentTool, MCP_TOOLS, toolJsonSchema } from '../../core/agentTools';
 import { artifactUrn, idFromRef, URN_PREFIX } from '../../core/model';
 import { RESOURCE_NOT_FOUND, RpcError } from './frames';
 import { PROMPTS } from './prompts';
 import { mcpOutputSchema, mcpToolResult } from './results';
-import { LedgerWatch } from './watch';
+import type { LedgerWatch } from './watch';
 import { type ArtifactSummary, errorText, type LedgerWorker, log, type Served, type WorkerReply } from './worker';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
@@ -54,33 +49,54 @@ export class ServedLedger {
   }
 }
 
-function instructions(ledger: ServedLedger): string {
+function instructions(ledger: ServedLedger, asksRoots: boolean): string {
   const base =
     'Project knowledge (decisions, patterns, module notes, conventions) from the Context Ledger. Call build_context at the start of a task; ' +
     'record what you learn with create_artifact. Knowledge written by agents is marked unreviewed until a person approves it. ' +
     `Artifacts are resources at ${ARTIFACT_TEMPLATE}.`;
-  return ledger.served ? base : `${ledger.missing} (The server looks in the folders the client gives as its roots.) ${base}`;
+  if (ledger.served) return base;
+  return asksRoots ? `${ledger.missing} (The server looks in the folders the client gives as its roots.) ${base}` : `${ledger.missing} ${base}`;
 }
 
 /** Most completion values sent (the protocol's own bound). */
 const MAX_COMPLETIONS = 100;
 
-/** Builds the (unconnected) MCP server over the worker, and the watch that keeps its clients told of changes. */
-export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { server: Server; watch: LedgerWatch } {
+/** What every server instance shares: the ledger's thread, which ledger, and the watch on it. */
+export interface McpServices {
+  worker: LedgerWorker;
+  ledger: ServedLedger;
+  watch: LedgerWatch;
+}
+
+/** The client's name: from the handshake (2025-11-25) or from the request's own envelope (2026-07-28). */
+function clientName(server: Server, ctx: ServerContext): string | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, { name?: unknown } | undefined> | undefined;
+  const name = server.getClientVersion()?.name ?? envelope?.[CLIENT_INFO_META_KEY]?.name;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/**
+ * Builds one (unconnected) MCP server instance over the shared services. `asksRoots`: it will
+ * ask the client for its roots (a 2025-era connection on stdio), so its instructions say so.
+ */
+export function createMcpServer({ worker, ledger, watch }: McpServices, asksRoots = false): Server {
   // The low-level Server, so that validation and error text are the tools' own (formatIssues), not the SDK's.
   const server = new Server(
     { name: 'context-ledger', version: VERSION },
     {
       capabilities: { tools: {}, resources: { listChanged: true, subscribe: true }, prompts: {}, completions: {}, logging: {} },
-      instructions: instructions(ledger),
+      instructions: instructions(ledger, asksRoots),
     },
   );
-  const watch = new LedgerWatch(worker, server);
 
-  const call = async (tool: string, args: unknown, extra?: { signal: AbortSignal; onProgress?: (done: number, total: number, message: string) => void }): Promise<WorkerReply> => {
+  const call = async (
+    tool: string,
+    args: unknown,
+    extra?: { signal: AbortSignal; agent?: string; onProgress?: (done: number, total: number, message: string) => void },
+  ): Promise<WorkerReply> => {
     // A cancellation read in the same chunk as its request aborts the signal before this handler runs.
     if (extra?.signal.aborted) return { type: 'result', id: 0, cancelled: true };
-    const agent = server.getClientVersion()?.name;
+    const agent = extra?.agent;
     const pending = worker.request({ type: 'call', tool, args, ...(agent ? { agent } : {}), progress: extra?.onProgress !== undefined }, extra?.onProgress);
     const onAbort = () => worker.cancel(pending.id);
     extra?.signal.addEventListener('abort', onAbort, { once: true });
@@ -101,7 +117,7 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     return reply.result as T;
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler('tools/list', () => ({
     tools: MCP_TOOLS.map((tool) => {
       const outputSchema = mcpOutputSchema(tool);
       return {
@@ -115,7 +131,7 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     }),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     const tool = findAgentTool(name, MCP_TOOLS);
     if (!tool) throw new RpcError(ErrorCode.InvalidParams, `There is no tool "${name}". The tools are: ${MCP_TOOLS.map((t) => t.name).join(', ')}.`);
@@ -123,13 +139,14 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
       const nothing = tool.annotations.readOnlyHint ? '' : ' Nothing was written.';
       return { content: [{ type: 'text', text: `${ledger.missing}${nothing}` }], isError: true };
     }
-    const token = extra._meta?.progressToken;
+    const token = ctx.mcpReq._meta?.progressToken;
     const onProgress =
       token === undefined
         ? undefined
         : (done: number, total: number, message: string) =>
-            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message } }).catch(() => undefined);
-    const reply = await call(tool.name, args ?? {}, { signal: extra.signal, ...(onProgress ? { onProgress } : {}) });
+            void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: done, total, message } }).catch(() => undefined);
+    const agent = clientName(server, ctx);
+    const reply = await call(tool.name, args ?? {}, { signal: ctx.mcpReq.signal, ...(agent ? { agent } : {}), ...(onProgress ? { onProgress } : {}) });
     if (reply.cancelled) return { content: [{ type: 'text', text: 'Cancelled.' }], isError: true };
     if (reply.error !== undefined) {
       // A bug or a file problem: the agent gets a short error, the details go to stderr, the server keeps running.
@@ -140,7 +157,7 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     return mcpToolResult(tool.name, reply.result as AgentToolResult);
   });
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler('resources/templates/list', () => ({
     resourceTemplates: [
       {
         uriTemplate: ARTIFACT_TEMPLATE,
@@ -152,7 +169,7 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     ],
   }));
 
-  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+  server.setRequestHandler('resources/list', async (request) => {
     const cursor = request.params?.cursor;
     const offset = cursor !== undefined ? Number(cursor) : 0;
     if (!Number.isSafeInteger(offset) || offset < 0) throw new RpcError(ErrorCode.InvalidParams, 'Unknown cursor: use the nextCursor of the previous resources/list.');
@@ -172,7 +189,7 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     };
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler('resources/read', async (request) => {
     const { uri } = request.params;
     if (!uri.startsWith(URN_PREFIX)) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource ${uri}: this server serves ${ARTIFACT_TEMPLATE}.`);
     if (!(await ledger.current())) throw new RpcError(RESOURCE_NOT_FOUND, ledger.missing);
@@ -181,9 +198,9 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     return { contents: [{ uri, mimeType: 'text/markdown', text: result.text }] };
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS.map(({ name, title, description, arguments: a }) => ({ name, title, description, arguments: a })) }));
+  server.setRequestHandler('prompts/list', () => ({ prompts: PROMPTS.map(({ name, title, description, arguments: a }) => ({ name, title, description, arguments: a })) }));
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
+  server.setRequestHandler('prompts/get', async (request, ctx): Promise<GetPromptResult> => {
     const prompt = PROMPTS.find((p) => p.name === request.params.name);
     if (!prompt) throw new RpcError(ErrorCode.InvalidParams, `There is no prompt "${request.params.name}". The prompts are: ${PROMPTS.map((p) => p.name).join(', ')}.`);
     const args = request.params.arguments ?? {};
@@ -194,7 +211,8 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     const text = await prompt.render(args, async (tool, toolArgs) => {
       // With no ledger the prompt still comes back, saying so where the knowledge would be.
       if (!served) return ledger.missing;
-      const reply = await call(tool, toolArgs);
+      const agent = clientName(server, ctx);
+      const reply = await call(tool, toolArgs, { signal: ctx.mcpReq.signal, ...(agent ? { agent } : {}) });
       const result = reply.result as AgentToolResult | undefined;
       if (!result || result.isError) throw new RpcError(ErrorCode.InvalidParams, result ? result.text : `${tool} failed: ${reply.error?.split('\n')[0] ?? 'cancelled'}`);
       return result.text;
@@ -202,20 +220,20 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
     return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
   });
 
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  server.setRequestHandler('resources/subscribe', async (request) => {
     const { uri } = request.params;
     if (!uri.startsWith(URN_PREFIX)) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource ${uri}: this server serves ${ARTIFACT_TEMPLATE}.`);
     await watch.subscribe(uri);
     return {};
   });
 
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.setRequestHandler('resources/unsubscribe', (request) => {
     watch.unsubscribe(request.params.uri);
     return {};
   });
 
   // Artifact ids, for the explain prompt's id and the artifact template's {id}: what an agent or a person types them into.
-  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+  server.setRequestHandler('completion/complete', async (request) => {
     const { ref, argument } = request.params;
     const completesIds =
       argument.name === 'id' &&
@@ -226,5 +244,5 @@ export function createMcpServer(worker: LedgerWorker, ledger: ServedLedger): { s
   });
 
   server.onerror = (error) => log(`protocol: ${errorText(error)}`);
-  return { server, watch };
+  return server;
 }

@@ -5,8 +5,7 @@
  * skipped as it streams in, answered with an error, and the server goes on serving.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, ProtocolErrorCode as ErrorCode, type Transport } from '@modelcontextprotocol/server';
 import { checkFrame, type ErrorReply, errorReply, sniffId } from './frames';
 
 /**
@@ -21,12 +20,17 @@ export class BoundedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Sees each checked message before the SDK does (the server learns what a client listens to). */
+  observe?: (message: JSONRPCMessage) => void;
 
   private parts: Buffer[] = [];
   private size = 0;
   /** While a too-long line streams in: how long it is so far, and its start. */
   private skipping: { size: number; head: string } | undefined;
   private closed = false;
+  private ended!: () => void;
+  /** Settles when the client closes its end (the SDK's serving entry owns `onclose`). */
+  readonly done = new Promise<void>((resolve) => (this.ended = resolve));
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -49,6 +53,7 @@ export class BoundedStdioTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.onclose?.();
+    this.ended();
   };
 
   private readonly onData = (chunk: Buffer) => {
@@ -107,7 +112,10 @@ export class BoundedStdioTransport implements Transport {
     const verdict = checkFrame(frame);
     if ('reply' in verdict) this.reply(verdict.reply);
     else if ('ignore' in verdict) this.log(`ignored a notification: ${verdict.ignore}`);
-    else this.onmessage?.(verdict.message);
+    else {
+      this.observe?.(verdict.message);
+      this.onmessage?.(verdict.message);
+    }
   }
 
   private reply(message: ErrorReply): void {

@@ -1,19 +1,30 @@
 /**
  * Watches the ledger (its database and journal, one inotify watch, and its Markdown
- * mirror's artifact files) and tells the client: `notifications/resources/list_changed`
+ * mirror's artifact files) and tells the clients: `notifications/resources/list_changed`
  * when another process changed the ledger, `notifications/resources/updated` for each
  * subscribed artifact whose text changed, whoever changed it (an agent, the CLI, an editor
- * saving an artifact file).
+ * saving an artifact file). A subscription is a 2025-era `resources/subscribe` or a URI in
+ * a 2026-07-28 `subscriptions/listen` filter; each transport says how its clients are told
+ * (a {@link ChangeNotifier}).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { idFromRef } from '../../core/model';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { idFromRef, URN_PREFIX } from '../../core/model';
 import { mirrorFolderOf } from '../../node/ledgerFolder';
 import { errorText, type LedgerWorker, log } from './worker';
 
 /** Changes closer together than this are one change (an editor's save is several events). */
 const SETTLE_MS = 150;
+
+/** Most artifacts one listen request subscribes to. */
+const MAX_LISTENED = 1000;
+
+/** How the clients of one transport hear of changes. */
+export interface ChangeNotifier {
+  listChanged(): Promise<void>;
+  updated(uri: string): Promise<void>;
+}
 
 export class LedgerWatch {
   /** Subscribed resource URIs and what each showed when last looked at. */
@@ -21,11 +32,19 @@ export class LedgerWatch {
   private readonly watchers: fs.FSWatcher[] = [];
   private timer: NodeJS.Timeout | undefined;
   private checking = Promise.resolve();
+  private readonly notifiers = new Set<ChangeNotifier>();
 
-  constructor(
-    private readonly worker: LedgerWorker,
-    private readonly server: Server,
-  ) {}
+  constructor(private readonly worker: LedgerWorker) {}
+
+  /** Tells `notifier` of every change from now on; the returned function stops that. */
+  notify(notifier: ChangeNotifier): () => void {
+    this.notifiers.add(notifier);
+    return () => this.notifiers.delete(notifier);
+  }
+
+  private async tell(send: (notifier: ChangeNotifier) => Promise<void>): Promise<void> {
+    await Promise.all([...this.notifiers].map((n) => send(n).catch(() => undefined)));
+  }
 
   /** Starts watching the ledger at `file`, once it is served. */
   watch(file: string): void {
@@ -56,7 +75,7 @@ export class LedgerWatch {
 
   private async check(): Promise<void> {
     const reply = await this.worker.request({ type: 'refresh' }).done;
-    if (reply.result === true) await this.server.sendResourceListChanged().catch(() => undefined);
+    if (reply.result === true) await this.tell((n) => n.listChanged());
     await this.compare();
   }
 
@@ -68,7 +87,7 @@ export class LedgerWatch {
     for (const [i, uri] of uris.entries()) {
       if (stamps[i] === this.subscribed.get(uri) || !this.subscribed.has(uri)) continue;
       this.subscribed.set(uri, stamps[i]!);
-      await this.server.sendResourceUpdated({ uri }).catch(() => undefined);
+      await this.tell((n) => n.updated(uri));
     }
   }
 
@@ -78,8 +97,22 @@ export class LedgerWatch {
   }
 
   async subscribe(uri: string): Promise<void> {
+    if (this.subscribed.has(uri)) return;
     const [stamp] = await this.stamps([uri]);
     this.subscribed.set(uri, stamp ?? '');
+  }
+
+  /**
+   * A 2026-07-28 client subscribes to artifacts in its `subscriptions/listen` filter (the SDK
+   * answers the request itself): their changes are then published like a 2025-era subscriber's.
+   */
+  observe(message: JSONRPCMessage): void {
+    if (!('method' in message) || message.method !== 'subscriptions/listen') return;
+    const wanted = (message.params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications?.resourceSubscriptions;
+    if (!Array.isArray(wanted)) return;
+    for (const uri of wanted.slice(0, MAX_LISTENED)) {
+      if (typeof uri === 'string' && uri.startsWith(URN_PREFIX)) void this.subscribe(uri).catch(() => undefined);
+    }
   }
 
   unsubscribe(uri: string): void {
