@@ -41,13 +41,18 @@ function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command that runs this CLI: by absolute path, or (`--shared`) by name, doing nothing where it is not installed. */
+/**
+ * The command that runs this CLI's hooks: by absolute path, through the hook client beside the
+ * CLI (dist/hook.cjs: the same arguments, a fraction of the start-up; docs/hooks.md), or
+ * (`--shared`) the CLI by name, doing nothing where it is not installed.
+ */
 function cliCommand(shared: boolean): string {
   if (shared) return 'context-ledger';
   const main = require.main?.filename;
   const script = main !== undefined && path.basename(main) === 'cli.js' ? main : process.argv[1];
   if (script === undefined) return 'context-ledger';
-  return `${shellQuote(process.execPath)} ${shellQuote(path.resolve(script))}`;
+  const client = path.join(path.dirname(path.resolve(script)), 'hook.cjs');
+  return `${shellQuote(process.execPath)} ${shellQuote(fs.existsSync(client) ? client : path.resolve(script))}`;
 }
 
 function hookCommandLine(agent: HookAgent, event: string, shared: boolean): string {

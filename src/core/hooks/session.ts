@@ -86,7 +86,12 @@ export interface HookBuildInput {
  */
 export function hookRequest(input: HookBuildInput): AssembleRequest {
   const { event, session, native } = input;
-  const given = (a: Artifact): string | undefined => (session.given[a.chainId] !== undefined ? `given at ${session.given[a.chainId]} in this session` : undefined);
+  // Asked of every artifact at every build: a Map, not the stored record (a lookup of a missing key walks its prototype).
+  const givenAt = new Map(Object.entries(session.given));
+  const given = (a: Artifact): string | undefined => {
+    const event = givenAt.get(a.chainId);
+    return event === undefined ? undefined : `given at ${event} in this session`;
+  };
   const lastPrompt = input.payload.prompt ?? session.lastPrompt;
   let paths: string[] = [...session.files];
   let leaveOut: (a: Artifact) => string | undefined = (a) => native(a) ?? given(a);
