@@ -20,19 +20,30 @@ import { type Command, type CommandContext, isJson, printJson, workspaceOf } fro
  * Gemini CLI: milliseconds): 10 s, far above the hook's own 4 s bound, so the agent never
  * kills it mid-answer.
  */
-const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, 'gemini-cli': 10_000 };
+const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, codex: 10, 'gemini-cli': 10_000 };
 
 /**
  * Where each agent reads project hooks: the person's own file, and the committed one. Gemini
- * CLI has one project file for both: yours is it kept out of git; a committed one takes `--shared`.
+ * CLI and Codex have one project file for both: yours is it kept out of git; a committed one
+ * takes `--shared`.
  */
 const CONFIG_FILES: Readonly<Partial<Record<HookAgent, { local: string; shared: string }>>> = {
   'claude-code': { local: '.claude/settings.local.json', shared: '.claude/settings.json' },
   'gemini-cli': { local: '.gemini/settings.json', shared: '.gemini/settings.json' },
+  codex: { local: '.codex/hooks.json', shared: '.codex/hooks.json' },
+};
+
+/**
+ * What the person must still do before the agent runs the hooks, said after an install. Codex
+ * runs a project's hooks only in a project the person trusts, and each hook only once the person
+ * has reviewed it (by its hash, so a changed command is reviewed again): neither is the ledger's
+ * to decide for them (docs/hooks.md).
+ */
+const AFTER_INSTALL: Readonly<Partial<Record<HookAgent, string>>> = {
+  codex: 'Codex runs them once you trust this project (when Codex asks, or `codex exec --trust` once here) and approve each hook in Codex\'s /hooks view; until then it skips them.',
 };
 
 const UNSUPPORTED: Readonly<Partial<Record<HookAgent, string>>> = {
-  codex: 'Codex 0.171 runs a project hook only after a person trusts it in its /hooks view, and never in `codex exec`: not verified to reach the model here yet',
   'copilot-cli': "Copilot CLI does not pass a hook's output to the model (only a preToolUse permission decision is read)",
 };
 
@@ -111,12 +122,13 @@ function change(context: CommandContext, install: boolean): void {
   else context.out([`${relative}:`, ...result.changes.map(describe)].join('\n'));
   if (hidden !== undefined) context.out(`Listed ${hidden} in .git/info/exclude, so git leaves it out.`);
   if (install && !shared && result.changes.length > 0) context.out(`Yours alone (${relative} is not committed). \`hooks install ${agent} --shared\` writes ${files.shared} for the whole team.`);
+  if (install && result.changes.length > 0 && AFTER_INSTALL[agent] !== undefined) context.out(AFTER_INSTALL[agent]);
   if (noLedger) context.err(`No ledger here yet: the hooks add nothing until there is one. Bring in the knowledge this project keeps with \`context-ledger import-folder\`.`);
 }
 
 export const hooksCommand: Command = {
   name: 'hooks',
-  summary: "Install or uninstall the ledger's hooks in an agent's project settings (Claude Code, Gemini CLI).",
+  summary: "Install or uninstall the ledger's hooks in an agent's project settings (Claude Code, Gemini CLI, Codex).",
   usage: `context-ledger hooks install|uninstall <${HOOK_AGENTS.join('|')}> [--shared]`,
   positionals: [2, 2],
   options: {
