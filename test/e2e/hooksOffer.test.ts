@@ -50,7 +50,7 @@ test('asked for Claude Code, "Connect" installs hooks whose command answers with
   await screenshot(page, 'offer-claude-code');
   assert.equal(readIf('.claude/settings.local.json'), undefined, 'nothing is written before the person says yes');
   await clickToastButton(/Give Claude Code/, 'Connect');
-  const settings = await waitFor(async () => readIf('.claude/settings.local.json'), (text) => text !== undefined, '.claude/settings.local.json', TIMEOUTS.command);
+  const settings = await waitFor(() => Promise.resolve(readIf('.claude/settings.local.json')), (text) => text !== undefined, '.claude/settings.local.json', TIMEOUTS.command);
   await waitForNotification(page, /Claude Code now gets the ledger's context/);
   const config = JSON.parse(settings!) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string }> }>> };
   const prompt = config.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command ?? '';
@@ -82,7 +82,7 @@ test('"Connect Agent Hooks…" installs Gemini CLI’s hooks on request', async 
   const page = wb!.page;
   await runCommandForQuickInput(page, 'Context Ledger: Connect Agent Hooks…', 'Context Ledger: Connect Agent Hooks');
   await pickQuickInputItem(page, 'Context Ledger: Connect Agent Hooks', 'Gemini', 'Gemini CLI');
-  const settings = await waitFor(async () => readIf('.gemini/settings.json'), (text) => text !== undefined, '.gemini/settings.json', TIMEOUTS.command);
+  const settings = await waitFor(() => Promise.resolve(readIf('.gemini/settings.json')), (text) => text !== undefined, '.gemini/settings.json', TIMEOUTS.command);
   assert.match(settings!, /hook\.cjs'? hook prompt --agent gemini-cli/);
   await waitForNotification(page, /Gemini CLI now gets the ledger's context/);
   await screenshot(page, 'connected-gemini');
