@@ -21,6 +21,8 @@ export interface HookJob {
   cwd: string;
   db?: string;
   budget?: number;
+  /** The time the answer is built for (ISO 8601; `--now`, for reproducible benchmarks): the current time when absent. */
+  now?: string;
   /** How a model can fetch an item cut short: the command that runs this CLI. */
   showCommand: string;
 }

@@ -37,11 +37,12 @@ function showLog(context: CommandContext): void {
 export const hookCommand: Command = {
   name: 'hook',
   summary: "Answer an agent's hook: the ledger's context for this moment of its loop, never blocking it.",
-  usage: `context-ledger hook <${HOOK_EVENTS.join('|')}> --agent <${HOOK_AGENTS.join('|')}> [--budget <tokens>]   |   context-ledger hook --last [<n>]`,
+  usage: `context-ledger hook <${HOOK_EVENTS.join('|')}> --agent <${HOOK_AGENTS.join('|')}> [--budget <tokens>] [--now <time>]   |   context-ledger hook --last [<n>]`,
   positionals: [0, 1],
   options: {
     agent: { type: 'string', value: HOOK_AGENTS.join('|'), description: 'The agent that runs the hook: its payload and output format.' },
     budget: { type: 'string', value: 'tokens', description: 'Tokens the ledger may add at this event (defaults in docs/hooks.md).' },
+    now: { type: 'string', value: 'ISO time', description: 'Build as at this time instead of the current one (reproducible benchmarks: recency is measured from it).' },
     serve: { type: 'boolean', description: 'Run the warm server that answers this workspace’s hooks (started by the first hook; see docs/hooks.md).' },
     last: { type: 'boolean', description: 'Print the newest entries of the hook log (`hook --last [<n>]`, default 20): what each hook added, or why it added nothing.' },
   },
@@ -62,12 +63,14 @@ export const hookCommand: Command = {
     if (event === undefined || !isHookEvent(event)) throw new UserError(`Name the event: one of ${HOOK_EVENTS.join(', ')}.`, 'For example `context-ledger hook prompt --agent claude-code`.');
     if (agent === undefined || !isHookAgent(agent)) throw new UserError(`--agent must be one of ${HOOK_AGENTS.join(', ')}.`);
     const budget = stringOption(context.options, 'budget');
+    const now = stringOption(context.options, 'now');
     const db = stringOption(context.options, 'db');
     return runHook({
       agent,
       event,
       cwd: context.cwd,
       ...(budget !== undefined ? { budget } : {}),
+      ...(now !== undefined ? { now } : {}),
       ...(db !== undefined ? { db } : {}),
       script: cliScript(),
       out: (text) => context.out(text),

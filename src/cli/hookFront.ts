@@ -32,6 +32,8 @@ export interface HookRun {
   cwd: string;
   /** `--budget`, as typed (checked here: a bad one is logged, the agent gets its no-op). */
   budget?: string;
+  /** `--now`, as typed (checked here). */
+  now?: string;
   db?: string;
   /** The bundled CLI (dist/cli.js) the worker, the server and a background build run; undefined when unbundled (tests). */
   script: string | undefined;
@@ -84,6 +86,12 @@ function inWorker(script: string, job: HookJob): Promise<HookAnswer> {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the hook worker stopped (exit ${code}) without an answer`)));
   });
+}
+
+function parseNow(raw: string): string {
+  const time = Date.parse(raw);
+  if (Number.isNaN(time)) throw new UserError(`--now is not a date: "${raw}".`);
+  return new Date(time).toISOString();
 }
 
 function parseBudget(raw: string): number {
@@ -174,6 +182,7 @@ export async function runHook(run: HookRun): Promise<number> {
       showCommand: showCommand(run.script),
       ...(run.db !== undefined ? { db: run.db } : {}),
       ...(run.budget !== undefined ? { budget: parseBudget(run.budget) } : {}),
+      ...(run.now !== undefined ? { now: parseNow(run.now) } : {}),
     };
     const { script } = run;
     const answer = script !== undefined ? ((await fromServer(script, job)) ?? (await inWorker(script, job))) : await run.inline(job);

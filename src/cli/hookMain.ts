@@ -1,6 +1,6 @@
 /**
  * dist/hook.cjs: what installed hooks run. It takes the CLI's own arguments
- * (`hook <event> --agent <agent> [--budget <tokens>] [--db <file>]`) and answers the way
+ * (`hook <event> --agent <agent> [--budget <tokens>] [--now <time>] [--db <file>]`) and answers the way
  * `context-ledger hook` does (hookFront.ts), but it is a small file: when the workspace's warm
  * server answers, which is every hook after the first, the agent waits on a Node process that
  * parses a few kilobytes, not the whole CLI (npm run bench measures both). Everything else it is
@@ -19,16 +19,17 @@ interface FastArgs {
   event: HookEvent;
   agent: HookAgent;
   budget?: string;
+  now?: string;
   db?: string;
 }
 
 /** The hook run's arguments, or undefined for anything else (the full CLI takes it). */
 function fastArgs(argv: string[]): FastArgs | undefined {
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: { agent: { type: 'string' }, budget: { type: 'string' }, db: { type: 'string' } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: argv, options: { agent: { type: 'string' }, budget: { type: 'string' }, now: { type: 'string' }, db: { type: 'string' } }, allowPositionals: true, strict: true });
     const [command, event] = positionals;
     if (positionals.length !== 2 || command !== 'hook' || event === undefined || !isHookEvent(event) || values.agent === undefined || !isHookAgent(values.agent)) return undefined;
-    return { event, agent: values.agent, ...(values.budget !== undefined ? { budget: values.budget } : {}), ...(values.db !== undefined ? { db: values.db } : {}) };
+    return { event, agent: values.agent, ...(values.budget !== undefined ? { budget: values.budget } : {}), ...(values.now !== undefined ? { now: values.now } : {}), ...(values.db !== undefined ? { db: values.db } : {}) };
   } catch {
     return undefined;
   }

@@ -73,6 +73,8 @@ export interface HookBuildInput {
   file?: string;
   /** git's changed files, workspace-relative (session start only). */
   changedFiles?: readonly string[];
+  /** The time the answer is built for (undefined: the current time). */
+  now?: Date;
   /** What the agent loads on its own (see nativelyLoaded). */
   native: (artifact: Artifact) => string | undefined;
 }
@@ -117,6 +119,7 @@ export function hookRequest(input: HookBuildInput): AssembleRequest {
     paths,
     ...(lastPrompt !== undefined && event !== 'session-start' ? { task: taskOf(lastPrompt) } : {}),
     trigger: `hook:${event}`,
+    ...(input.now !== undefined ? { now: input.now } : {}),
     log: false,
     leaveOut,
     options: { includeTaskBrief: false, includeWorkflow: false, includeInstructions: false, unmatchedPathArtifacts },

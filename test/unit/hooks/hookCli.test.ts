@@ -102,6 +102,12 @@ test('a write outside the workspace, a hostile session id and a small budget are
   assert.equal(small.code, 0);
   const { entries } = JSON.parse(ok(dir, ['hook', '--last', '5', '--format', 'json'])) as { entries: Array<{ tokens?: number; event: string }> };
   assert.ok((entries.filter((e) => e.event === 'prompt').at(-1)!.tokens ?? 0) <= 40);
+  // --now: the time the answer is built for (reproducible benchmarks); a bad one is the agent's no-op, with the reason.
+  const then = run(dir, ['hook', 'prompt', '--agent', 'claude-code', '--now', '2020-01-01T00:00:00Z'], JSON.stringify({ session_id: 'u', cwd: dir, prompt: 'Refund a booking' }));
+  assert.match(context(then.stdout), /REFUND-DECISION-1/, 'knowledge newer than --now still counts (as new)');
+  const bad = run(dir, ['hook', 'prompt', '--agent', 'claude-code', '--now', 'yesterday-ish'], JSON.stringify({ session_id: 'v', cwd: dir, prompt: 'Refund a booking' }));
+  assert.deepEqual([bad.code, bad.stdout], [0, '']);
+  assert.match(lastLog(dir).detail ?? '', /--now is not a date/);
 });
 
 test('bad payloads, no ledger, a corrupt ledger: exit 0, the agent’s no-op, and the reason in the log', () => {
