@@ -8,29 +8,18 @@
  * approve the hooks.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { CLI_PATH, type Workspace, commitAll, createWorkspace, requestText, runCodex, startScriptedModel } from './harness';
+import { type Workspace, commitAll, createWorkspace, requestText, runCodex, startScriptedModel, ledgerCli, occurrences, PATIENT_HOOKS } from './harness';
 
 const AGENTS_RULE = 'Run the type check before every commit (marker AGENTS-ROOT-6113).';
 const CURSOR_RULE = 'Every refund call passes an idempotency key built from the booking id (marker CURSOR-PAY-8120).';
 const DECISION = 'Refunds of cancelled bookings go back to the original card within 5 days (marker LEDGER-DECISION-4471).';
 const HEADER = 'Project knowledge from Context Ledger';
 
-function cli(ws: Workspace, args: string[]): string {
-  const r = spawnSync(process.execPath, [CLI_PATH, ...args], { cwd: ws.dir, encoding: 'utf8', env: { ...process.env, HOME: ws.home } });
-  assert.equal(r.status, 0, `context-ledger ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
-/** The hook's own 4 s bound is tested apart; here a loaded test machine must not turn a slow answer into none. */
-const PATIENT = { CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '30000' };
 
-function count(text: string, needle: string): number {
-  return text.split(needle).length - 1;
-}
 
 /** A project Codex trusts (as `codex exec --trust` records it), with the ledger's hooks installed. */
 function project(): Workspace {
@@ -42,10 +31,10 @@ function project(): Workspace {
       'src/app.ts': 'export {};\n',
     },
   });
-  cli(ws, ['import-folder']);
-  cli(ws, ['add', '--type', 'decision', '--title', 'Refunds of cancelled bookings go back to the card', '--body', DECISION]);
+  ledgerCli(ws, ['import-folder']);
+  ledgerCli(ws, ['add', '--type', 'decision', '--title', 'Refunds of cancelled bookings go back to the card', '--body', DECISION]);
   commitAll(ws);
-  const installed = cli(ws, ['hooks', 'install', 'codex']);
+  const installed = ledgerCli(ws, ['hooks', 'install', 'codex']);
   assert.match(installed, /\.codex\/hooks\.json:\n {2}added SessionStart: .* hook session-start --agent codex\n {2}added UserPromptSubmit: .* hook prompt --agent codex/);
   assert.match(installed, /trust this project .* \/hooks/, 'the person is told what Codex still asks of them');
   const codexHome = path.join(ws.home, '.codex');
@@ -58,15 +47,15 @@ test('after hooks install codex (and the hooks approved), the first request hold
   const ws = project();
   const model = await startScriptedModel([{ text: 'Refunds now go back to the card.' }]);
   try {
-    const run = await runCodex({ workspace: ws, baseUrl: model.url, prompt: 'Refund cancelled bookings to the card', args: ['--dangerously-bypass-hook-trust'], env: PATIENT });
+    const run = await runCodex({ workspace: ws, baseUrl: model.url, prompt: 'Refund cancelled bookings to the card', args: ['--dangerously-bypass-hook-trust'], env: PATIENT_HOOKS });
     assert.equal(run.code, 0, `codex failed: ${run.stderr}`);
     const [first] = model.mainRequests().map(requestText);
     assert.ok(first !== undefined, 'Codex asked the model');
     assert.ok(first.includes(HEADER), `the ledger's hooks reached the model:\n${first.slice(0, 3000)}`);
     assert.ok(first.includes(DECISION), "the ledger's decision is in the first request");
-    assert.equal(count(first, CURSOR_RULE), 1, 'the Cursor rule Codex never loads arrives, once');
-    assert.equal(count(first, AGENTS_RULE), 1, 'AGENTS.md once: Codex loads it, the ledger does not repeat it');
-    const log = (JSON.parse(cli(ws, ['hook', '--last', '20', '--format', 'json'])) as { entries: Array<{ agent: string; event: string; outcome: string; tokens?: number }> }).entries.filter((e) => e.agent === 'codex');
+    assert.equal(occurrences(first, CURSOR_RULE), 1, 'the Cursor rule Codex never loads arrives, once');
+    assert.equal(occurrences(first, AGENTS_RULE), 1, 'AGENTS.md once: Codex loads it, the ledger does not repeat it');
+    const log = (JSON.parse(ledgerCli(ws, ['hook', '--last', '20', '--format', 'json'])) as { entries: Array<{ agent: string; event: string; outcome: string; tokens?: number }> }).entries.filter((e) => e.agent === 'codex');
     assert.ok(log.some((e) => e.event === 'prompt' && e.outcome === 'added'), JSON.stringify(log));
     for (const e of log) assert.ok((e.tokens ?? 0) <= 2000, 'each answer within its event’s budget');
   } finally {
@@ -79,7 +68,7 @@ test('until the person approves the hooks, Codex skips them: the run succeeds wi
   const ws = project();
   const model = await startScriptedModel([{ text: 'ok' }]);
   try {
-    const run = await runCodex({ workspace: ws, baseUrl: model.url, prompt: 'Refund cancelled bookings to the card', env: PATIENT });
+    const run = await runCodex({ workspace: ws, baseUrl: model.url, prompt: 'Refund cancelled bookings to the card', env: PATIENT_HOOKS });
     assert.equal(run.code, 0, `codex failed: ${run.stderr}`);
     const [first] = model.mainRequests().map(requestText);
     assert.ok(first !== undefined);

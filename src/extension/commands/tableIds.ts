@@ -62,6 +62,7 @@ export const FEATURE_COMMAND_IDS: Readonly<Record<string, readonly string[]>> = 
   'agent/reviewView.ts': [AGENT_COMMANDS.approve, AGENT_COMMANDS.reject],
   'agent/chatParticipant.ts': [AGENT_COMMANDS.rememberSave],
   'agent/withoutChatModel.ts': [AGENT_COMMANDS.withoutChatModel],
+  'agent/hooksOffer.ts': [AGENT_COMMANDS.connectAgentHooks],
 };
 
 /** Registered but not contributed: run by the chat participant's buttons only. */
