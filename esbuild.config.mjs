@@ -92,6 +92,9 @@ const builds = [
   // (src/extension/lazy.ts), so activation neither parses nor runs zod, yaml or marked.
   { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [tokenizerFiles, vendorFiles] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles, vendorFiles] },
+  // What installed agent hooks run: a few kilobytes that ask the workspace's warm hook server, and use dist/cli.js only when none answers (src/cli/hookMain.ts).
+  // `.cjs`: Node then need not read the package.json (69 KB) to learn the file's module type, at every hook.
+  { ...common, entryPoints: ['src/cli/hookMain.ts'], outfile: 'dist/hook.cjs', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles, vendorFiles] },
   ...vendorBuilds,
   // The Context Inspector webview: a browser bundle with only the vscode-elements it imports.
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js' },
@@ -108,4 +111,5 @@ if (watch) {
 } else {
   await Promise.all(builds.map((options) => esbuild.build(options)));
   chmodSync('dist/cli.js', 0o755);
+  chmodSync('dist/hook.cjs', 0o755);
 }

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup-agents.sh
 rm -rf out/test/agents # a renamed or deleted test must not run from a stale build
 npx tsc -p tsconfig.agents.json
-[[ -f dist/cli.js ]] || npm run build
+[[ -f dist/cli.js && -f dist/hook.cjs ]] || npm run build
 start=$SECONDS
 if (($#)); then files=("$@"); else files=(out/test/agents/); fi
 node --test --test-concurrency=1 "${files[@]}"

@@ -17,9 +17,13 @@
 //   npm run build && node bench/agentbench/run.mjs [--sets realbench,devset] [--tasks id,id]
 //        [--hook auto|product|prototype] [--fresh] [--event-budgets session-start=N,prompt=N,pre-write=N]
 //        [--hook-timeout-ms N] [--prompt-budget N] [--write-budget N] (the last two: prototype only)
-//        [--shared DIR] [--work DIR] [--json FILE] [--verbose]
-// Deterministic for a given product build and Claude Code version (the scripted model is; the
-// product's hook builds at the current time, as a user's would).
+//        [--now task|<ISO time>] [--shared DIR] [--work DIR] [--json FILE] [--verbose]
+// Deterministic for a given product build and Claude Code version: the scripted model is, and the
+// product's hooks build as at a fixed time (`hook --now`), so recency does not drift with the day the
+// bench runs. `--now task` (the default) is each task's own date, the end of the day of its commit
+// (as the task's author saw the repository); tasks without a date use DEFAULT_NOW. Knowledge the run
+// itself writes (the import) is newer than that and counts as new (an age under 0 counts as 0).
+// The prototype hook builds at the current time.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,9 +37,11 @@ const CLI = path.join(PROJECT, 'dist', 'cli.js');
 const PROTOTYPE_HOOK = path.join(HERE, 'prototype-hook.mjs');
 const TARGET_GAIN = 0.15;
 const TARGET_ADDED = 8000;
+/** The fixed time of a task without a date of its own. */
+const DEFAULT_NOW = '2026-11-01T00:00:00.000Z';
 
 function parseArgs(argv) {
-  const o = { sets: ['realbench', 'devset'], hook: 'auto', promptBudget: 2000, writeBudget: 2000, hookTimeoutMs: 30_000, work: path.join(os.tmpdir(), 'agentbench-work'), verbose: false };
+  const o = { sets: ['realbench', 'devset'], hook: 'auto', promptBudget: 2000, writeBudget: 2000, hookTimeoutMs: 30_000, now: 'task', work: path.join(os.tmpdir(), 'agentbench-work'), verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -48,6 +54,7 @@ function parseArgs(argv) {
     else if (a === '--prompt-budget') o.promptBudget = Number(next());
     else if (a === '--write-budget') o.writeBudget = Number(next());
     else if (a === '--hook-timeout-ms') o.hookTimeoutMs = Number(next());
+    else if (a === '--now') o.now = next();
     else if (a === '--shared') o.shared = path.resolve(next());
     else if (a === '--work') o.work = path.resolve(next());
     else if (a === '--json') o.json = path.resolve(next());
@@ -61,6 +68,7 @@ function parseArgs(argv) {
     } else throw new Error(`unknown argument ${a}`);
   }
   for (const s of o.sets) if (!['realbench', 'devset'].includes(s)) throw new Error(`--sets takes realbench and/or devset (got ${s})`);
+  if (o.now !== 'task' && Number.isNaN(Date.parse(o.now))) throw new Error(`--now takes task or an ISO time (got ${o.now})`);
   if (!['auto', 'product', 'prototype'].includes(o.hook)) throw new Error('--hook must be auto, product or prototype');
   return o;
 }
@@ -88,7 +96,13 @@ function productHasHooks() {
  * with `import-folder .`, the documented first step (with `--fresh`, the product's first hook has
  * to build it on its own, as on a fresh clone).
  */
-function installLedger(dir, hook, opts) {
+/** The time a task's hooks build for (see --now). */
+function nowOf(task, opts) {
+  if (opts.now !== 'task') return new Date(Date.parse(opts.now)).toISOString();
+  return /^\d{4}-\d{2}-\d{2}$/.test(task.date ?? '') ? `${task.date}T23:59:59.000Z` : DEFAULT_NOW;
+}
+
+function installLedger(dir, hook, opts, now) {
   const db = path.join(dir, '.context-ledger', 'ledger.db');
   if (hook === 'prototype' || !opts.fresh) {
     fs.mkdirSync(path.dirname(db), { recursive: true });
@@ -98,7 +112,7 @@ function installLedger(dir, hook, opts) {
   if (hook === 'product') {
     const r = cli(['hooks', 'install', 'claude-code'], dir);
     if (r.status !== 0) throw new Error(`hooks install claude-code failed: ${r.stderr || r.stdout}`);
-    tuneHooks(path.join(dir, '.claude', 'settings.local.json'), opts);
+    tuneHooks(path.join(dir, '.claude', 'settings.local.json'), opts, now);
     return;
   }
   const command = `node ${PROTOTYPE_HOOK} ${CLI} ${opts.promptBudget} ${opts.writeBudget}`;
@@ -108,12 +122,13 @@ function installLedger(dir, hook, opts) {
 }
 
 /**
- * Adjusts the installed hook commands: `--event-budgets session-start=1500,prompt=2000` gives each
- * named one `--budget N` (0 takes it out), so per-event budgets can be measured without a rebuild;
+ * Adjusts the installed hook commands: each gets `--now <the task's time>`; `--event-budgets
+ * session-start=1500,prompt=2000` gives each named one `--budget N` (0 takes it out), so per-event
+ * budgets can be measured without a rebuild;
  * and Claude Code's own timeout for each hook (10 s as installed) is raised to the bench's hook
  * bound, so that load on a shared machine cannot cut an answer off (hook times are reported).
  */
-function tuneHooks(file, opts) {
+function tuneHooks(file, opts, now) {
   const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
   const budgets = opts.eventBudgets ?? {};
   const seconds = Math.ceil(opts.hookTimeoutMs / 1000) + 5;
@@ -125,7 +140,7 @@ function tuneHooks(file, opts) {
           const event = / hook ([a-z-]+) /.exec(hk.command)?.[1];
           if (event === undefined) return [hk];
           if (budgets[event] === 0) return [];
-          const command = budgets[event] === undefined ? hk.command : `${hk.command} --budget ${budgets[event]}`;
+          const command = `${hk.command}${budgets[event] === undefined ? '' : ` --budget ${budgets[event]}`} --now ${now}`;
           return [{ ...hk, command, timeout: Math.max(hk.timeout ?? 0, seconds) }];
         }),
       }))
@@ -195,7 +210,7 @@ async function runOnce({ h, rb, task, filesRoot, mode, hook, opts, workDir }) {
   if (fs.existsSync(target)) fs.rmSync(target);
   let model;
   try {
-    if (mode === 'ledger') installLedger(ws.dir, hook, opts);
+    if (mode === 'ledger') installLedger(ws.dir, hook, opts, nowOf(task, opts));
     model = await h.startScriptedModel([{ write: { file_path: target, content: 'placeholder\n' } }, { text: 'Done.' }]);
     const prompt = `${task.title}\n\n${task.description}`;
     // The product's hook gives up after 4 s by default (CONTEXT_LEDGER_HOOK_TIMEOUT_MS): on a machine
@@ -308,7 +323,7 @@ async function main() {
   const commit = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: PROJECT, encoding: 'utf8' }).stdout.trim();
   const budgets = opts.eventBudgets ? `, event budgets ${Object.entries(opts.eventBudgets).map(([k, v]) => `${k}=${v}`).join(' ')}` : ', default event budgets';
   console.log(
-    `agentbench: Claude Code ${h.CLAUDE_CODE_VERSION}, product ${commit}, ledger via ${hook === 'product' ? `\`hooks install claude-code\`${budgets}` : `the prototype hook (prompt budget ${opts.promptBudget}, write budget ${opts.writeBudget})`}`,
+    `agentbench: Claude Code ${h.CLAUDE_CODE_VERSION}, product ${commit}, ledger via ${hook === 'product' ? `\`hooks install claude-code\`${budgets}, hooks as at ${opts.now === 'task' ? `each task's date (${DEFAULT_NOW} without one)` : opts.now}` : `the prototype hook (prompt budget ${opts.promptBudget}, write budget ${opts.writeBudget})`}`,
   );
   fs.rmSync(opts.work, { recursive: true, force: true });
   const stageRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'agentbench-stage-'));
@@ -324,7 +339,7 @@ async function main() {
     fs.rmSync(stageRoot, { recursive: true, force: true });
   }
   if (opts.json) {
-    fs.writeFileSync(opts.json, JSON.stringify({ generated: new Date().toISOString(), commit, claudeCode: h.CLAUDE_CODE_VERSION, hook, eventBudgets: opts.eventBudgets, promptBudget: opts.promptBudget, writeBudget: opts.writeBudget, summaries, rows }, null, 1));
+    fs.writeFileSync(opts.json, JSON.stringify({ generated: new Date().toISOString(), commit, claudeCode: h.CLAUDE_CODE_VERSION, hook, now: opts.now, eventBudgets: opts.eventBudgets, promptBudget: opts.promptBudget, writeBudget: opts.writeBudget, summaries, rows }, null, 1));
   }
   console.log(`\nLast requests per task and run: ${opts.work}`);
   if (rows.some((r) => r.failed)) process.exitCode = 1;

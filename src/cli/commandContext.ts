@@ -80,17 +80,3 @@ export async function withRead<T>(context: CommandContext, fn: (store: LedgerSto
     session.close();
   }
 }
-
-/** A ledger kept open between reads by a long-lived process (the agent hooks' server, src/cli/hookServer.ts). */
-export interface KeptLedger {
-  readonly file: string;
-  /** Brings the ledger up to date as every command's open does (another process's write, the Markdown mirror), then reads. */
-  read<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T>;
-  close(): void;
-}
-
-export async function openKeptLedger(context: CommandContext): Promise<KeptLedger> {
-  // The one ledger session: every read first follows another process's writes and the files.
-  const session = await openSession(context, false);
-  return { file: session.dbFile, read: (fn) => session.read(fn), close: () => session.close() };
-}

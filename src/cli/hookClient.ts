@@ -3,8 +3,7 @@
  * process: where a workspace's server listens, how to ask it, how to start it. Kept apart from
  * the server and the build so that a hook the server answers loads no sql.js, no assembler.
  */
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import type * as ChildProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -22,6 +21,8 @@ export interface HookJob {
   cwd: string;
   db?: string;
   budget?: number;
+  /** The time the answer is built for (ISO 8601; `--now`, for reproducible benchmarks): the current time when absent. */
+  now?: string;
   /** How a model can fetch an item cut short: the command that runs this CLI. */
   showCommand: string;
 }
@@ -81,6 +82,21 @@ export function ensureSocketFolder(): string {
   return dir;
 }
 
+/**
+ * 64 bits of FNV-1a over the UTF-16 code units, as hex: a name, not a secret (the folder is
+ * private), and no crypto module for the hook client to load at every hook.
+ */
+function nameHash(text: string): string {
+  let low = 0x811c9dc5;
+  let high = 0xcbf29ce4;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    low = Math.imul(low ^ unit, 0x01000193) >>> 0;
+    high = Math.imul(high ^ unit ^ (low >>> 16), 0x01000193) >>> 0;
+  }
+  return `${high.toString(16).padStart(8, '0')}${low.toString(16).padStart(8, '0')}`;
+}
+
 /** The socket of the server for `workspace` run by the CLI `script` as it is now (a rebuilt CLI gets a new server). */
 export function socketPathFor(workspace: string, script: string): string {
   let stamp = '';
@@ -89,7 +105,7 @@ export function socketPathFor(workspace: string, script: string): string {
   } catch {
     // Unreadable script: the path alone names the server.
   }
-  const key = createHash('sha256').update(`${path.resolve(workspace)}\u0000${script}\u0000${stamp}`).digest('hex').slice(0, 20);
+  const key = nameHash(`${path.resolve(workspace)}\u0000${script}\u0000${stamp}`);
   return process.platform === 'win32' ? `\\\\.\\pipe\\context-ledger-${key}` : path.join(socketFolder(), `${key}.sock`);
 }
 
@@ -124,7 +140,9 @@ export function askServer(socket: string, job: HookJob): Promise<HookAnswer | un
 /** Starts the server for `workspace` in the background, detached from the agent's hook process. */
 export function startServer(script: string, workspace: string): void {
   try {
-    spawn(process.execPath, [script, 'hook', '--serve'], { cwd: workspace, detached: true, stdio: 'ignore', env: process.env }).unref();
+    // Required here: only the first hook of a workspace starts a server.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require('node:child_process') as typeof ChildProcess).spawn(process.execPath, [script, 'hook', '--serve'], { cwd: workspace, detached: true, stdio: 'ignore', env: process.env }).unref();
   } catch {
     // Best effort: hooks answer on their own without it.
   }

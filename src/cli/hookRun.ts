@@ -87,11 +87,12 @@ export type LedgerReader = <T>(context: CommandContext, fn: (store: LedgerStore)
 
 export async function runHookJob(job: HookJob, read: LedgerReader = withRead): Promise<HookAnswer> {
   const started = performance.now();
-  const now = new Date();
+  // The time the answer is built for (recency, the session's times); the log keeps the real time.
+  const now = job.now !== undefined ? new Date(job.now) : new Date();
   const agentCwd = jobCwd(job);
   const workspace = jobWorkspace(job);
   const entry = (outcome: HookLogEntry['outcome'], more: Partial<HookLogEntry> = {}): HookLogEntry => ({
-    at: now.toISOString(),
+    at: new Date().toISOString(),
     agent: job.agent,
     event: job.event,
     outcome,
@@ -121,6 +122,7 @@ export async function runHookJob(job: HookJob, read: LedgerReader = withRead): P
     payload: job.payload,
     session,
     budget: job.budget ?? DEFAULT_HOOK_BUDGETS[job.event],
+    ...(job.now !== undefined ? { now } : {}),
     ...(file !== undefined ? { file } : {}),
     ...(changedFiles !== undefined ? { changedFiles } : {}),
     native: nativelyLoaded({ agent: job.agent, cwd: cwdRelative, paths, ...(job.agent === 'codex' ? { loadedPart: codexLoadedParts(workspace, cwdRelative) } : {}) }),

@@ -4,16 +4,22 @@
  * database and indexing every artifact again for each prompt and each write (about a second
  * at 10,000 artifacts; npm run bench). The first hook of a workspace starts it and answers
  * on its own; the next ones ask it over a socket only its user can open. It brings the ledger
- * up to date before every answer (another process's write, the Markdown mirror), answers one
+ * up to date before an answer when a file it follows changed (another process's write, the
+ * Markdown mirror, a knowledge file; told by file events: ledgerWatch.ts), answers one
  * hook at a time, and ends after 20 idle minutes, when its ledger goes away, or when the CLI
  * that started it is rebuilt (the socket's name carries the CLI's path and time).
  * `CONTEXT_LEDGER_HOOK_SERVER=off` turns it off: every hook then opens the ledger itself.
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { assembleContext } from '../core/assemble';
 import { appendHookLog } from '../node/hooks/hookFiles';
-import { type CommandContext, type KeptLedger, openKeptLedger } from './commandContext';
+import type { LedgerStore } from '../core/store';
+import { type LedgerWatch, watchLedger } from '../node/hooks/ledgerWatch';
+import { linkedFiles } from '../node/knowledgeStamps';
+import type { LedgerSession } from '../node/session';
+import { type CommandContext, openSession } from './commandContext';
 import { type HookJob, askServer, ensureSocketFolder, jobWorkspace, socketPathFor } from './hookClient';
 import { runHookJob } from './hookRun';
 
@@ -50,6 +56,86 @@ async function listen(server: net.Server, socket: string, job: HookJob): Promise
   return false;
 }
 
+interface KeptLedger {
+  readonly file: string;
+  read<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T>;
+  /** The ms the last read spent bringing the ledger up to date first (undefined: it did not need to). */
+  readonly lastRefreshMs: number | undefined;
+  close(): void;
+}
+
+/** How long after a file event the server reads the change in on its own, so the next hook need not wait for it. */
+const BACKGROUND_REFRESH_MS = 300;
+
+const knowledgeFilesOf = (store: LedgerStore): Set<string> => linkedFiles(store.listArtifacts({ sourcePrefix: 'import:' }));
+
+/**
+ * The ledger kept open: its session's refresh (a stamp of every file it follows) runs only when
+ * the watch saw a change, so an answer otherwise reads the index as the last refresh left it.
+ * A change is read in shortly after it happens (a pull, a teammate's edit), before the next hook
+ * asks; a background refresh that finds nothing new (the refresh's own writes to the database)
+ * schedules no other until a hook has been answered, so the server never keeps itself busy.
+ * One refresh or read at a time: none swaps the store under another.
+ */
+async function keepLedger(context: CommandContext): Promise<KeptLedger> {
+  const session: LedgerSession = await openSession(context, false);
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = chain.then(fn, fn);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+  let failed = false;
+  let quiet = false;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let lastRefreshMs: number | undefined;
+  const refreshIfChanged = async (): Promise<{ ms: number; changed: boolean } | undefined> => {
+    if (!watch.changed && !failed) return undefined;
+    const started = Date.now();
+    watch.markClean();
+    failed = true; // until it succeeds: a refresh that threw leaves the index not to be trusted
+    const changed = await session.refresh();
+    failed = false;
+    watch.rewatch(changed ? knowledgeFilesOf(session.store) : undefined);
+    return { ms: Date.now() - started, changed };
+  };
+  const inBackground = (): void => {
+    if (quiet || closed) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      void serial(async () => {
+        const refreshed = await refreshIfChanged();
+        if (refreshed !== undefined && !refreshed.changed) quiet = true;
+      }).catch(() => undefined); // the next hook's read refreshes again and reports it
+    }, BACKGROUND_REFRESH_MS);
+    timer.unref();
+  };
+  // Watching from before the first refresh: a change during it is seen at the next answer.
+  const watch: LedgerWatch = watchLedger(session.workspace, path.dirname(session.dbFile), knowledgeFilesOf(session.store), inBackground);
+  return {
+    file: session.dbFile,
+    get lastRefreshMs() {
+      return lastRefreshMs;
+    },
+    read(fn) {
+      return serial(async () => {
+        // File events that arrived with the job are handled first (a pull just before a prompt).
+        await new Promise((resolve) => setImmediate(resolve));
+        quiet = false;
+        lastRefreshMs = (await refreshIfChanged())?.ms;
+        return fn(session.store);
+      });
+    },
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      watch.close();
+      session.close();
+    },
+  };
+}
+
 /** `context-ledger hook --serve`, run in the workspace: serves its hooks until idle. */
 export async function serveHooks(context: CommandContext, script: string): Promise<number> {
   ensureSocketFolder();
@@ -57,7 +143,7 @@ export async function serveHooks(context: CommandContext, script: string): Promi
   const socket = socketPathFor(workspace, script);
   let kept: KeptLedger;
   try {
-    kept = await openKeptLedger({ ...context, err: () => undefined });
+    kept = await keepLedger({ ...context, err: () => undefined });
   } catch (error) {
     // No ledger to keep (a corrupt one was moved aside by the open, as every command does): hooks answer on their own.
     appendHookLog(workspace, { at: new Date().toISOString(), agent: '-', event: 'server', outcome: 'error', ms: 0, detail: `hook server not started: ${error instanceof Error ? error.message : String(error)}` });
@@ -89,7 +175,8 @@ export async function serveHooks(context: CommandContext, script: string): Promi
         const cpu = process.cpuUsage();
         const answer = await runHookJob(job, (_ctx, fn) => kept.read(fn));
         const used = process.cpuUsage(cpu);
-        return { ...answer, entry: { ...answer.entry, server: true, cpuMs: Math.round((used.user + used.system) / 1000) } };
+        const refreshMs = kept.lastRefreshMs;
+        return { ...answer, entry: { ...answer.entry, server: true, cpuMs: Math.round((used.user + used.system) / 1000), ...(refreshMs !== undefined ? { refreshMs } : {}) } };
       });
       queue = answered.catch(() => undefined);
       answered.then(

@@ -68,7 +68,8 @@ export async function runCli(argv: string[], io: Pick<CommandContext, 'out' | 'e
       io.out(helpText(command));
       return 0;
     }
-    if (command.name !== 'mcp') preferQuickStart();
+    // The long-lived servers (`mcp`, the hooks' `hook --serve`) keep the optimiser.
+    if (command.name !== 'mcp' && !(command.name === 'hook' && options.serve === true)) preferQuickStart();
     const code = await command.run({ ...io, options, positionals });
     return typeof code === 'number' ? code : 0;
   } catch (error) {
@@ -84,7 +85,7 @@ export async function runCli(argv: string[], io: Pick<CommandContext, 'out' | 'e
  * A CLI run lives for well under a second: V8's optimising compiler for sql.js's WebAssembly
  * works in the background and seldom pays back before the process ends, and it took about
  * half the CPU of an `add` on 10,000 artifacts (npm run bench). Only the CLI process sets
- * this, before sql.js compiles; the long-running `mcp` server keeps the optimiser.
+ * this, before sql.js compiles; the long-running servers keep the optimiser.
  */
 function preferQuickStart(): void {
   if (require.main === module) setFlagsFromString('--liftoff-only');

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { registerAgentFeatures } from './agent';
+import { registerHooksOffer } from './agent/hooksOffer';
 import { AutoInjector } from './autoInjector';
 import { MirrorFollower } from './mirrorFollower';
 import { KnowledgeWatcher } from './knowledgeWatcher';
@@ -75,6 +76,7 @@ export function activate(context: vscode.ExtensionContext): Services {
   own({ dispose: () => void tracker.flush() });
 
   registerAgentFeatures(context, services);
+  context.subscriptions.push(...registerHooksOffer(services));
   registerInteropFeatures(context, services);
   registerInspector(context, services);
 

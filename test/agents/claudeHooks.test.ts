@@ -5,11 +5,10 @@
  * (dist/cli.js) exactly as the installed settings name it.
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { CLI_PATH, type Workspace, commitAll, createWorkspace, requestText, runClaude, startScriptedModel } from './harness';
+import { type Workspace, commitAll, createWorkspace, requestText, runClaude, startScriptedModel, ledgerCli, occurrences, PATIENT_HOOKS } from './harness';
 
 const CLAUDE_RULE = 'Run the type check before every commit (marker CLAUDE-ROOT-7731).';
 const CURSOR_RULE = 'Every refund call passes an idempotency key built from the booking id (marker CURSOR-PAY-4410).';
@@ -19,11 +18,6 @@ const HEADER = 'Project knowledge from Context Ledger';
 /** Claude Code hands the model at most this many characters of one hook's additionalContext (NOTES.md). */
 const CLAUDE_CONTEXT_LIMIT = 10_000;
 
-function cli(ws: Workspace, args: string[], env: Record<string, string> = {}): string {
-  const r = spawnSync(process.execPath, [CLI_PATH, ...args], { cwd: ws.dir, encoding: 'utf8', env: { ...process.env, HOME: ws.home, ...env } });
-  assert.equal(r.status, 0, `context-ledger ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
 
 /** A project with a CLAUDE.md, a Cursor rule and a Copilot rule Claude Code never loads, and a decision only the ledger holds. */
 function project(): Workspace {
@@ -36,24 +30,19 @@ function project(): Workspace {
       'src/app.ts': 'export {};\n',
     },
   });
-  cli(ws, ['import-folder']);
-  cli(ws, ['add', '--type', 'decision', '--title', 'Refunds of cancelled bookings go back to the card', '--body', DECISION]);
+  ledgerCli(ws, ['import-folder']);
+  ledgerCli(ws, ['add', '--type', 'decision', '--title', 'Refunds of cancelled bookings go back to the card', '--body', DECISION]);
   commitAll(ws);
-  const installed = cli(ws, ['hooks', 'install', 'claude-code']);
+  const installed = ledgerCli(ws, ['hooks', 'install', 'claude-code']);
   assert.match(installed, /added UserPromptSubmit/);
   return ws;
 }
 
 function hookLog(ws: Workspace): Array<{ event: string; outcome: string; tokens?: number; chars?: number; detail?: string }> {
-  return (JSON.parse(cli(ws, ['hook', '--last', '50', '--format', 'json'])) as { entries: Array<{ event: string; outcome: string; tokens?: number; chars?: number; detail?: string }> }).entries;
+  return (JSON.parse(ledgerCli(ws, ['hook', '--last', '50', '--format', 'json'])) as { entries: Array<{ event: string; outcome: string; tokens?: number; chars?: number; detail?: string }> }).entries;
 }
 
-/** The hook's own 4 s bound is tested apart; here a loaded test machine must not turn a slow answer into none. */
-const PATIENT = { CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '30000' };
 
-function count(text: string, needle: string): number {
-  return text.split(needle).length - 1;
-}
 
 /** The hook answers in a request: each `additionalContext` Claude Code put in, by its header. */
 function ledgerBlocks(text: string): string[] {
@@ -65,19 +54,19 @@ test('after hooks install, Claude Code gets the ledger context for the prompt, t
   const target = path.join(ws.dir, 'src', 'api', 'refunds.ts');
   const model = await startScriptedModel([{ write: { file_path: target, content: 'export const refund = 1;\n' } }, { text: 'Added the refund.' }]);
   try {
-    const run = await runClaude({ workspace: ws, baseUrl: model.url, prompt: 'Refund the deposit when a booking is cancelled', env: PATIENT });
+    const run = await runClaude({ workspace: ws, baseUrl: model.url, prompt: 'Refund the deposit when a booking is cancelled', env: PATIENT_HOOKS });
     assert.equal(run.code, 0, `claude failed: ${run.stderr}`);
     assert.match(run.stdout, /Added the refund\./);
     const [first, second] = model.mainRequests().map(requestText);
     assert.ok(first !== undefined && second !== undefined, 'two main-loop requests');
 
     assert.ok(first.includes(DECISION), "the ledger's decision for the prompt is in the first request");
-    assert.equal(count(first, COPILOT_RULE), 0, 'the API rule waits for a file under src/api/');
+    assert.equal(occurrences(first, COPILOT_RULE), 0, 'the API rule waits for a file under src/api/');
     assert.ok(second.includes(COPILOT_RULE), "after the Write of src/api/refunds.ts, the Copilot rule Claude Code never loads is in the next request");
-    assert.equal(count(second, COPILOT_RULE), 1);
+    assert.equal(occurrences(second, COPILOT_RULE), 1);
     for (const request of [first, second]) {
-      assert.equal(count(request, CLAUDE_RULE), 1, 'CLAUDE.md reaches the model once: Claude Code loads it, the ledger leaves it out');
-      assert.equal(count(request, DECISION), 1, 'what the session received is not given again');
+      assert.equal(occurrences(request, CLAUDE_RULE), 1, 'CLAUDE.md reaches the model once: Claude Code loads it, the ledger leaves it out');
+      assert.equal(occurrences(request, DECISION), 1, 'what the session received is not given again');
     }
     assert.equal(fs.readFileSync(target, 'utf8'), 'export const refund = 1;\n', 'the write was carried out (the hook decided nothing)');
 

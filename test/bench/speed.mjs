@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vocabulary, words, writeCorpus } from './corpus.mjs';
+import { hookBench } from './hooks.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist', 'cli.js');
@@ -352,49 +353,8 @@ if (hasBuild) {
   }
 }
 
-// Agent hooks (issue #38): the time of one `context-ledger hook <event>` process, as the agent
-// waits on it, at 10,000 artifacts in a workspace ledger with its mirror. Cold: the hook opens
-// the ledger itself (the hook server off); warm: the workspace's hook server, started by the
-// first hook, answers. Floor: a CLI process that does nothing (`--version`), measured here too.
-const hasHook = spawnSync(process.execPath, [cli, 'hook', '--help'], { encoding: 'utf8' }).status === 0;
-if (hasHook) {
-  let sessions = 0;
-  const hookRun = (event, payload, env = {}) => {
-    const started = process.hrtime.bigint();
-    const input = JSON.stringify({ session_id: `bench-${sessions++}`, cwd: shared, ...payload });
-    const result = spawnSync(process.execPath, ['-r', rssReporter, cli, 'hook', event, '--agent', 'claude-code'], { cwd: shared, input, encoding: 'utf8', env: { ...process.env, CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '60000', ...env } });
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.status !== 0) throw new Error(`hook ${event} failed: ${result.stderr}`);
-    const cpuMs = Number(/cpu=(\d+)/.exec(result.stderr)?.[1] ?? 0) / 1000;
-    const rss = Number(/maxrss=(\d+)/.exec(result.stderr)?.[1] ?? 0);
-    return { ms, cpuMs, rssMb: rss / 1024, stdout: result.stdout };
-  };
-  const EVENTS = [
-    ['session-start', { source: 'startup' }, '< 300 ms'],
-    ['prompt', { prompt: 'Fix the webhook retry queue timeout: payments webhook handler times out under load' }, '< 300 ms'],
-    ['pre-write', { tool_name: 'Write', tool_input: { file_path: path.join(shared, 'src', 'queue', 'worker.ts'), content: 'x' } }, '< 150 ms'],
-    ['post-compact', { source: 'compact' }, '< 300 ms'],
-  ];
-  report('hook floor: a CLI process that does nothing (`--version`)', repeat(RUNS, () => run(['--version'])));
-  for (const [event, payload] of EVENTS) {
-    report(`\`hook ${event}\`, cold (no hook server: opens the ledger itself), ${ARTIFACTS.toLocaleString('en')} artifacts`, repeat(Math.min(RUNS, 3), () => hookRun(event, payload, { CONTEXT_LEDGER_HOOK_SERVER: 'off' })));
-  }
-  // The first hook starts the server and answers itself; wait until the server answers warm.
-  hookRun('prompt', EVENTS[1][1]);
-  for (let i = 0; i < 60; i++) {
-    const probe = spawnSync(process.execPath, [cli, 'hook', '--last', '1', '--format', 'json'], { cwd: shared, encoding: 'utf8' });
-    if (hookRun('prompt', EVENTS[1][1]).ms < 1000 && /"outcome": "added"/.test(probe.stdout)) break;
-  }
-  for (const [event, payload, target] of EVENTS) {
-    report(`\`hook ${event}\`, warm (the workspace's hook server answers), ${ARTIFACTS.toLocaleString('en')} artifacts`, repeat(RUNS, () => hookRun(event, payload)), target);
-  }
-  // The server's own time per answer (its log's \`ms\`): the CPU column above is the hook process's alone.
-  const log = JSON.parse(spawnSync(process.execPath, [cli, 'hook', '--last', '200', '--format', 'json'], { cwd: shared, encoding: 'utf8' }).stdout).entries;
-  for (const [event] of EVENTS) {
-    const served = log.filter((e) => e.server === true && e.event === event);
-    if (served.length > 0) rows.push([`\`hook ${event}\`: the hook server's time per answer, median of ${served.length}`, fmt(median(served.map((e) => e.ms))), fmt(median(served.map((e) => e.cpuMs ?? 0))), '', '']);
-  }
-}
+// Agent hooks (issue #38): test/bench/hooks.mjs.
+hookBench({ workspace: shared, artifacts: ARTIFACTS, runs: RUNS, report, row: (cells) => rows.push(cells), fmt });
 
 // Imports of the formats teams keep (issue #6): a 1,000-entry ctx DECISIONS.md and a 500-file ADR folder.
 const decisions = path.join(work, 'ctx', '.context');

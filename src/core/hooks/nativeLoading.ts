@@ -64,6 +64,8 @@ export function nativelyLoaded(input: NativeLoadingInput): (artifact: Artifact) 
   const tool = TOOL_NAMES[input.agent];
   const squeezed = new Map<string, string | undefined>();
   return (artifact) => {
+    // Called for every artifact of every build: the ledger's own (most of them) are told apart without a regex.
+    if (!artifact.source.startsWith('import:')) return undefined;
     const source = parseImportSource(artifact.source);
     if (!source || source.path === '') return undefined;
     const match = classifyRuleFile(source.path);

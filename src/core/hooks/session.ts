@@ -73,6 +73,8 @@ export interface HookBuildInput {
   file?: string;
   /** git's changed files, workspace-relative (session start only). */
   changedFiles?: readonly string[];
+  /** The time the answer is built for (undefined: the current time). */
+  now?: Date;
   /** What the agent loads on its own (see nativelyLoaded). */
   native: (artifact: Artifact) => string | undefined;
 }
@@ -86,7 +88,12 @@ export interface HookBuildInput {
  */
 export function hookRequest(input: HookBuildInput): AssembleRequest {
   const { event, session, native } = input;
-  const given = (a: Artifact): string | undefined => (session.given[a.chainId] !== undefined ? `given at ${session.given[a.chainId]} in this session` : undefined);
+  // Asked of every artifact at every build: a Map, not the stored record (a lookup of a missing key walks its prototype).
+  const givenAt = new Map(Object.entries(session.given));
+  const given = (a: Artifact): string | undefined => {
+    const event = givenAt.get(a.chainId);
+    return event === undefined ? undefined : `given at ${event} in this session`;
+  };
   const lastPrompt = input.payload.prompt ?? session.lastPrompt;
   let paths: string[] = [...session.files];
   let leaveOut: (a: Artifact) => string | undefined = (a) => native(a) ?? given(a);
@@ -112,6 +119,7 @@ export function hookRequest(input: HookBuildInput): AssembleRequest {
     paths,
     ...(lastPrompt !== undefined && event !== 'session-start' ? { task: taskOf(lastPrompt) } : {}),
     trigger: `hook:${event}`,
+    ...(input.now !== undefined ? { now: input.now } : {}),
     log: false,
     leaveOut,
     options: { includeTaskBrief: false, includeWorkflow: false, includeInstructions: false, unmatchedPathArtifacts },

@@ -19,6 +19,7 @@ export const AGENT_COMMANDS = {
   approve: 'contextLedger.approveArtifact',
   reject: 'contextLedger.rejectArtifact',
   ingestInbox: 'contextLedger.ingestInbox',
+  connectAgentHooks: 'contextLedger.connectAgentHooks',
   /** What works without a chat model (VS Code refuses @ledger when there is none). */
   withoutChatModel: 'contextLedger.withoutChatModel',
   /** Run by the chat participant's buttons only (not contributed): saves what /remember proposed. */

@@ -61,6 +61,7 @@ export const FEATURE_COMMAND_IDS: Readonly<Record<string, readonly string[]>> = 
   'agent/index.ts': [AGENT_COMMANDS.ingestInbox, AGENT_COMMANDS.rememberSave],
   'agent/reviewView.ts': [AGENT_COMMANDS.approve, AGENT_COMMANDS.reject],
   'agent/withoutChatModel.ts': [AGENT_COMMANDS.withoutChatModel],
+  'agent/hooksOffer.ts': [AGENT_COMMANDS.connectAgentHooks],
 };
 
 /** Registered but not contributed: run by the chat participant's buttons only. */

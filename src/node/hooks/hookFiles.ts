@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { type HookSession, parseSession } from '../../core/hooks/session';
 import { LEDGER_FOLDER, ensureLedgerGitignore } from '../ledgerFolder';
 
@@ -36,6 +36,8 @@ export interface HookLogEntry {
   detail?: string;
   /** Answered by the workspace's warm hook server (src/cli/hookServer.ts). */
   server?: boolean;
+  /** Of `ms`, what the hook server spent first reading in a change to the files the ledger follows (a pull, another process's write). */
+  refreshMs?: number;
 }
 
 /** The hooks folder of the workspace's ledger folder, when there is a ledger folder. */
@@ -119,7 +121,9 @@ export function readHookLog(workspace: string | undefined, count: number): { fil
 
 /** The file of one agent session: its id hashed, so no id can name a path. */
 function sessionFile(folder: string, agent: string, sessionId: string): string {
-  const hash = createHash('sha256').update(`${agent}\u0000${sessionId}`).digest('hex').slice(0, 32);
+  // Required here, not at the top: the hook client (dist/hook.cjs) logs through this file and never needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const hash = (require('node:crypto') as typeof Crypto).createHash('sha256').update(`${agent}\u0000${sessionId}`).digest('hex').slice(0, 32);
   return path.join(folder, 'sessions', `${agent}-${hash}.json`);
 }
 

@@ -8,7 +8,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { CLI, tempDir } from '../helpers';
+import { CLI, ROOT, tempDir } from '../helpers';
+
+/** What installed hooks run: the light client, which takes the CLI's own `hook` arguments. */
+const HOOK_CLIENT = path.join(ROOT, 'dist', 'hook.cjs');
 
 interface Run {
   code: number;
@@ -18,10 +21,11 @@ interface Run {
 
 /**
  * The hook's 4 s bound is tested on its own below; elsewhere a loaded machine must not turn a
- * slow answer into no answer. The hook servers these tests start end 15 s after their last hook.
+ * slow answer into no answer. A hook runs as installed hooks run it (the client, dist/hook.cjs)
+ * unless a test says otherwise. The hook servers these tests start end 15 s after their last hook.
  */
-function run(cwd: string, args: string[], input = '', env: Record<string, string> = {}): Run {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: path.join(cwd, '..', 'home'), XDG_STATE_HOME: '', CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '60000', CONTEXT_LEDGER_HOOK_SERVER_IDLE_MS: '15000', ...env } });
+function run(cwd: string, args: string[], input = '', env: Record<string, string> = {}, script = args[0] === 'hook' && /^[a-z]/.test(args[1] ?? '') ? HOOK_CLIENT : CLI): Run {
+  const r = spawnSync(process.execPath, [script, ...args], { cwd, input, encoding: 'utf8', env: { ...process.env, HOME: path.join(cwd, '..', 'home'), XDG_STATE_HOME: '', CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '60000', CONTEXT_LEDGER_HOOK_SERVER_IDLE_MS: '15000', ...env } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -98,6 +102,12 @@ test('a write outside the workspace, a hostile session id and a small budget are
   assert.equal(small.code, 0);
   const { entries } = JSON.parse(ok(dir, ['hook', '--last', '5', '--format', 'json'])) as { entries: Array<{ tokens?: number; event: string }> };
   assert.ok((entries.filter((e) => e.event === 'prompt').at(-1)!.tokens ?? 0) <= 40);
+  // --now: the time the answer is built for (reproducible benchmarks); a bad one is the agent's no-op, with the reason.
+  const then = run(dir, ['hook', 'prompt', '--agent', 'claude-code', '--now', '2020-01-01T00:00:00Z'], JSON.stringify({ session_id: 'u', cwd: dir, prompt: 'Refund a booking' }));
+  assert.match(context(then.stdout), /REFUND-DECISION-1/, 'knowledge newer than --now still counts (as new)');
+  const bad = run(dir, ['hook', 'prompt', '--agent', 'claude-code', '--now', 'yesterday-ish'], JSON.stringify({ session_id: 'v', cwd: dir, prompt: 'Refund a booking' }));
+  assert.deepEqual([bad.code, bad.stdout], [0, '']);
+  assert.match(lastLog(dir).detail ?? '', /--now is not a date/);
 });
 
 test('bad payloads, no ledger, a corrupt ledger: exit 0, the agent’s no-op, and the reason in the log', () => {
@@ -132,7 +142,7 @@ test('a hook that cannot answer in time prints nothing and exits 0 at its bound,
   assert.deepEqual([slow.code, slow.stdout], [0, '']);
   assert.equal(lastLog(dir).outcome, 'timeout');
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI, 'hook', 'prompt', '--agent', 'claude-code'], { cwd: dir, env: { ...process.env, CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '500' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HOOK_CLIENT, 'hook', 'prompt', '--agent', 'claude-code'], { cwd: dir, env: { ...process.env, CONTEXT_LEDGER_HOOK_TIMEOUT_MS: '500' }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -142,8 +152,10 @@ test('a hook that cannot answer in time prints nothing and exits 0 at its bound,
   assert.ok(Date.now() - started < 5000, 'ended by its bound, not by the payload it never got');
 });
 
-test('after the first hook, the workspace’s hook server answers the next ones, and sees a write made meanwhile', async () => {
+test('after the first hook, the workspace’s hook server answers the next ones, and sees what changed meanwhile: a write, a pull, a knowledge file', async () => {
   const dir = workspace();
+  fs.writeFileSync(path.join(dir, 'AGENTS.md'), '# Agents\n\n## Refunds\n\nRefunds are logged (marker AGENTS-REFUND-1).\n');
+  ok(dir, ['import-folder']);
   let sessions = 0;
   const ask = (prompt: string) => run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: `s-${sessions++}`, cwd: dir, prompt }));
   assert.equal(ask('Refund a cancelled booking').code, 0);
@@ -157,12 +169,26 @@ test('after the first hook, the workspace’s hook server answers the next ones,
   assert.ok(served, 'a later hook was answered by the hook server');
   ok(dir, ['add', '--type', 'learning', '--title', 'Refund webhooks arrive twice', '--body', 'Marker WEBHOOK-TWICE-1.']);
   assert.match(context(ask('Refund webhooks twice').stdout), /WEBHOOK-TWICE-1/, 'the server reads what another process wrote');
+
+  // A teammate's pull changes an artifact file, and a followed knowledge file: no command in between.
+  const artifacts = path.join(dir, '.context-ledger', 'artifacts');
+  const decision = (fs.readdirSync(artifacts, { recursive: true }) as string[]).map((f) => path.join(artifacts, f)).find((f) => f.endsWith('.md') && fs.readFileSync(f, 'utf8').includes('REFUND-DECISION-1'));
+  assert.ok(decision !== undefined, 'the decision has its artifact file');
+  fs.writeFileSync(decision, fs.readFileSync(decision, 'utf8').replace('REFUND-DECISION-1', 'REFUND-DECISION-PULLED'));
+  const pulled = context(ask('Refund a cancelled booking').stdout);
+  assert.match(pulled, /REFUND-DECISION-PULLED/, 'the server reads in a changed artifact file before it answers');
+  assert.doesNotMatch(pulled, /REFUND-DECISION-1\b/);
+  fs.appendFileSync(path.join(dir, 'AGENTS.md'), '\n## Refund receipts\n\nRefund receipts are emailed in the customer’s language (marker AGENTS-RECEIPT-2).\n');
+  assert.match(context(ask('Refund receipts email language').stdout), /AGENTS-RECEIPT-2/, 'and a changed knowledge file');
+  const { entries } = JSON.parse(ok(dir, ['hook', '--last', '1', '--format', 'json'])) as { entries: Array<{ server?: boolean }> };
+  assert.equal(entries[0]?.server, true, 'still the same warm server');
 });
 
 test('a locked ledger is still read: hooks never wait on a writer', () => {
   const dir = workspace();
   fs.writeFileSync(path.join(dir, '.context-ledger', 'ledger.db.lock'), JSON.stringify({ pid: process.pid, at: new Date().toISOString(), token: 'held' }));
-  const locked = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: 's', cwd: dir, prompt: 'Refund a cancelled booking' }));
+  // Through the CLI's own `hook` command this time: the same answer as the client's.
+  const locked = run(dir, ['hook', 'prompt', '--agent', 'claude-code'], JSON.stringify({ session_id: 's', cwd: dir, prompt: 'Refund a cancelled booking' }), {}, CLI);
   assert.equal(locked.code, 0);
   assert.match(context(locked.stdout), /REFUND-DECISION-1/);
 });
@@ -171,7 +197,7 @@ test('hooks install writes the person’s own settings, keeps git out of them, i
   const dir = workspace();
   spawnSync('git', ['init', '-q'], { cwd: dir });
   const first = ok(dir, ['hooks', 'install', 'claude-code']);
-  assert.match(first, /added PreToolUse \(Write\|Edit\|MultiEdit\): .*cli\.js.* hook pre-write --agent claude-code/);
+  assert.match(first, /added PreToolUse \(Write\|Edit\|MultiEdit\): .*dist\/hook\.cjs hook pre-write --agent claude-code/);
   assert.match(first, /\.git\/info\/exclude/);
   assert.equal(spawnSync('git', ['status', '--porcelain', '--', '.claude'], { cwd: dir, encoding: 'utf8' }).stdout, '', 'git leaves the personal settings out');
   assert.match(ok(dir, ['hooks', 'install', 'claude-code']), /in place already; nothing changed/);
