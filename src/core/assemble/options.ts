@@ -35,10 +35,6 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   modeValue: Object.freeze({ preview: 0.5, title: 0.15 }),
   worthSlope: 8,
   worthMidpoint: 1,
-  // Fitted by maximum likelihood to whether each rule in scope held a unit the task needed,
-  // over realbench's and the devset's 55 tasks (973 rules), and the same within 1.0-1.75 /
-  // 1.2-1.5 with any one repository left out (docs/benchmarks.md).
-  ruleWorth: Object.freeze({ slope: 1.25, midpoint: 1.4 }),
   unmatchedPathArtifacts: 'rules',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
@@ -129,7 +125,6 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
     modeValue: mergeNumbers(d.modeValue, p.modeValue, 'modeValue', 1),
     worthSlope: finiteNumber(p.worthSlope ?? d.worthSlope, 'worthSlope', 0, 100),
     worthMidpoint: finiteNumber(p.worthMidpoint ?? d.worthMidpoint, 'worthMidpoint', 0, 100),
-    ruleWorth: mergeNumbers(d.ruleWorth, p.ruleWorth, 'ruleWorth', 100),
     unmatchedPathArtifacts: unmatched,
     unmatchedPathPenalty: finiteNumber(p.unmatchedPathPenalty ?? d.unmatchedPathPenalty, 'unmatchedPathPenalty', 0, 100),
     pathAlone: finiteNumber(p.pathAlone ?? d.pathAlone, 'pathAlone', 0, 1),

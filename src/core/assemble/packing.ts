@@ -69,10 +69,9 @@ function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate
   let exact = 0;
   const entry: PackEntry = {
     key: a.id,
-    // Rules and pins are worth as much as the best match; the rest by score, a standing rule
-    // in scope for the files in play at least at what such rules were measured to be worth.
+    // Rules and pins are worth as much as the best match; the rest by score.
     // A section is worth its share of its artifact's match (sectionCandidates.ts).
-    value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options, STANDING_RULE_TYPES.has(a.type) && c.pathMatch !== undefined) * (c.sectionShare ?? 1),
+    value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options) * (c.sectionShare ?? 1),
     updatedMs: c.doc.updatedMs,
     // A pin's sections are shown under it, beside its preview, though they rank with the rest.
     section: sectionFor(c.sectionOf?.layer ?? c.layer, a),

@@ -105,23 +105,9 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
   };
 }
 
-/**
- * The chance an artifact with this score is what the agent needs (see `worthSlope`). A
- * standing rule in scope for the files in play (`inScopeRule`) is worth at least what such
- * rules were measured to be worth (`ruleWorth`): on the development sets a record's need
- * follows its score closely (a fifth of those the steep curve gives 0.3 were needed, three
- * quarters at 0.64), but a rule's hardly does. Rules in scope that share almost no word with
- * the task (score under 0.5) were needed one time in five, those at 0.6-0.8 one in two: the team
- * wrote them for every change there (how to test, what a change may touch), and the task's words
- * rarely name them. On the steep curve alone they were worth a hundredth of that, and long
- * records or the best match's neighbours took their room. The strong matches keep the steep
- * curve's worth: a long rule file that matches well holds several of the parts a task needs.
- */
-export function expectedWorth(score: number, options: AssembleOptions, inScopeRule = false): number {
-  const steep = 1 / (1 + Math.exp(-options.worthSlope * (score - options.worthMidpoint)));
-  const { slope, midpoint } = options.ruleWorth;
-  if (!inScopeRule || slope <= 0) return steep;
-  return Math.max(steep, 1 / (1 + Math.exp(-slope * (score - midpoint))));
+/** The chance an artifact with this score is what the agent needs (see `worthSlope`). */
+export function expectedWorth(score: number, options: AssembleOptions): number {
+  return 1 / (1 + Math.exp(-options.worthSlope * (score - options.worthMidpoint)));
 }
 
 /** What scoring knows about the build: the task's words, the BM25F scores and the options. */

@@ -90,15 +90,6 @@ export interface AssembleOptions {
   worthSlope: number;
   worthMidpoint: number;
   /**
-   * The least expected worth of a standing rule in scope for the files in play (a folder's
-   * AGENTS.md, a root CLAUDE.md, an always-on or glob-scoped rule): the same logistic with its
-   * own slope and midpoint, fitted to how often such rules were needed on the development sets.
-   * A record is needed about as often as `worthSlope`/`worthMidpoint` say; a rule in scope is
-   * needed far more often than its words alone say (a quarter of those sharing almost no word
-   * with the task), because its team wrote it for every change there. Slope 0 turns it off.
-   */
-  ruleWorth: { slope: number; midpoint: number };
-  /**
    * Path-scope artifacts whose globs match no active path: 'rank' lets them compete in
    * the global layer on their text relevance (with a penalty), 'exclude' leaves them out,
    * 'rules' (the default) leaves out standing rules (conventions: their paths are where they
