@@ -12,7 +12,7 @@ import { type ConfigChange, INSTALLED_EVENTS, installHooks, uninstallHooks } fro
 import { UserError } from '../core/model';
 import { defaultDatabasePath } from '../node/files';
 import { excludeFromGit } from '../node/git';
-import { mirrorHasFiles } from '../node/mirrorState';
+import { mirrorHasFiles } from '../node/artifactFolder';
 import { type Command, type CommandContext, isJson, printJson, workspaceOf } from './commandContext';
 
 /**

@@ -1,0 +1,108 @@
+/**
+ * The artifact files' folder, looked at without reading a file: the quick checks a session
+ * makes before every read (has anything changed since the index read the files?). Kept apart
+ * from the import itself (artifactFiles.ts) so that a command that finds nothing changed
+ * loads no Markdown or YAML parser.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { UserError } from '../core/model';
+import type { FileStamp } from '../core/store';
+import { mirrorFolderOf } from './ledgerFolder';
+import { listFolder } from './sourceFolder';
+
+/** An artifact file git left with conflict markers: nothing is imported from it until a person resolves it. */
+export interface MirrorConflict {
+  chainId: string;
+  /** The file, relative to the artifacts folder. */
+  path: string;
+  title: string;
+  kind: 'markers';
+  /** The ledger's latest version of the chain (this clone's side). */
+  mine?: string;
+}
+
+/** Line endings do not count as a change (git may convert them). */
+export function hashOf(text: string): string {
+  return createHash('sha256').update(text.replace(/\r\n/g, '\n')).digest('hex');
+}
+
+export function realFolder(folder: string): string | undefined {
+  try {
+    return fs.statSync(folder).isDirectory() ? fs.realpathSync(folder) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The artifact files (`.md`), relative and `/`-separated; conflict copies an earlier version made (`x.conflict-<time>.md`) are not. */
+export function mirrorPaths(root: string): { paths: string[]; skipped: { where: string; reason: string }[] } {
+  const listing = listFolder(root);
+  return { paths: listing.paths.filter((p) => p.endsWith('.md') && !/\.conflict-[0-9TZ]+\.md$/.test(p)), skipped: listing.skipped };
+}
+
+export function statOf(file: string): { size: number; mtimeMs: number } | undefined {
+  try {
+    const stat = fs.statSync(file);
+    return { size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the files hold anything the index has not read: a file added, removed, or whose
+ * size or time differs from its stamp. Lists and stats the folder, reads nothing. A missing
+ * folder is no change (see importFiles).
+ */
+export function filesChanged(stamps: ReadonlyMap<string, FileStamp>, dir: string): boolean {
+  const root = realFolder(dir);
+  if (!root) return false;
+  const { paths } = mirrorPaths(root);
+  let live = 0;
+  for (const stamp of stamps.values()) if (stamp.size >= 0) live++;
+  if (paths.length !== live) return true;
+  for (const at of paths) {
+    const stamp = stamps.get(at);
+    const now = statOf(path.join(root, at));
+    if (!stamp || !now || now.size !== stamp.size || now.mtimeMs !== stamp.mtimeMs) return true;
+  }
+  return false;
+}
+
+/**
+ * Every artifact file's path, size and time, as one string: equal keys mean nothing in the
+ * folder changed. A session keeps the key of its last import, so a file the import cannot
+ * take (git's conflict markers, bad front matter), which `filesChanged` reports every time,
+ * is not read again until something changes.
+ */
+export function listingKey(dir: string): string | undefined {
+  const root = realFolder(dir);
+  if (!root) return undefined;
+  return mirrorPaths(root)
+    .paths.map((at) => {
+      const stat = statOf(path.join(root, at));
+      return `${at}:${stat?.size}:${stat?.mtimeMs}`;
+    })
+    .join('\n');
+}
+
+/** Whether the artifacts folder beside `dbFile` holds at least one file (a clone to build the index from). */
+export function mirrorHasFiles(dbFile: string, dir = mirrorFolderOf(dbFile)): boolean {
+  const root = realFolder(dir);
+  return root !== undefined && mirrorPaths(root).paths.length > 0;
+}
+
+/** A write found the file of a chain it changed edited on disk since the index read it. */
+export class FileChangedError extends UserError {
+  constructor(
+    readonly file: string,
+    readonly chainId: string,
+  ) {
+    super(
+      `${file} was changed on disk (a teammate's edit, a pull) since the ledger read it; its text is now in the ledger and your change was not written over it.`,
+      'Look at the artifact as it is now (context-ledger show / history) and make your change again.',
+    );
+  }
+}
