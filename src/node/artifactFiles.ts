@@ -275,11 +275,22 @@ export function resolveMarkers(store: LedgerStore, dir: string, ref: string, kee
   const conflict = markerConflicts(store, dir).find((c) => c.path === ref || c.chainId === ref);
   if (!conflict) throw new UserError(`No conflict on "${ref}".`, 'Conflicts are listed by `context-ledger resolve`.');
   const sides = splitConflictMarkers(folder.read(conflict.path) ?? '')!;
-  let kept = conflict.chainId ? store.latestOfChain(conflict.chainId) : undefined;
-  if (keep === 'theirs' || !kept) {
-    const input = parseMirrorFile(conflict.path, keep === 'theirs' ? sides.theirs : sides.ours);
-    kept = store.importArtifact(conflict.chainId && !input.chainId && !input.id ? { ...input, chainId: conflict.chainId } : input).artifact;
+  const theirs = parseMirrorFile(conflict.path, sides.theirs);
+  const theirChain = theirs.chainId ?? theirs.id;
+  if (conflict.chainId && theirChain !== undefined && theirChain !== conflict.chainId && !store.latestOfChain(theirChain)) {
+    // Two clones added artifacts whose titles made one file name: two artifacts, not two sides; both stay, each in its file.
+    const added = store.importArtifact(theirs).artifact;
+    const stamps = store.fileStamps();
+    writeFile(store, folder, pathFor(added, (p) => stamps.has(p) || fs.existsSync(path.join(folder.root, p))), added.chainId, render(added));
+    const mine = store.latestOfChain(conflict.chainId)!;
+    writeFile(store, folder, conflict.path, mine.chainId, render(mine));
+    return keep === 'mine' ? mine : added;
   }
+  // Both sides end up in the history: theirs is imported as a version; keeping mine puts its text on top again.
+  const mine = conflict.chainId ? store.latestOfChain(conflict.chainId) : undefined;
+  const imported = store.importArtifact(conflict.chainId && !theirs.chainId && !theirs.id ? { ...theirs, chainId: conflict.chainId } : theirs).artifact;
+  const latest = store.latestOfChain(imported.chainId)!;
+  const kept = keep === 'mine' && mine && (mine.contentHash !== latest.contentHash || mine.title !== latest.title) ? store.restoreVersion(mine.id) : keep === 'mine' && mine ? latest : imported;
   writeFile(store, folder, conflict.path, kept.chainId, render(kept));
   return kept;
 }

@@ -101,7 +101,7 @@ export class FileChangedError extends UserError {
     readonly chainId: string,
   ) {
     super(
-      `${file} was changed on disk (a teammate's edit, a pull) since the ledger read it; its text is now in the ledger and your change was not written over it.`,
+      `${file} was changed or deleted on disk (a teammate's edit, a pull) since the ledger read it; the ledger now has what the file says, and your change was not written over it.`,
       'Look at the artifact as it is now (context-ledger show / history) and make your change again.',
     );
   }
