@@ -88,6 +88,16 @@ export function listingKey(dir: string): string | undefined {
     .join('\n');
 }
 
+/** Where the database-first version kept its mirror state (src/node/legacyLedger.ts). */
+export function legacyStateFile(dbFile: string): string {
+  return `${dbFile}.sync.json`;
+}
+
+/** Whether an earlier version's mirror state is beside the database (the migration has not run). */
+export function hasLegacyState(dbFile: string): boolean {
+  return fs.existsSync(legacyStateFile(dbFile));
+}
+
 /** Whether the artifacts folder beside `dbFile` holds at least one file (a clone to build the index from). */
 export function mirrorHasFiles(dbFile: string, dir = mirrorFolderOf(dbFile)): boolean {
   const root = realFolder(dir);

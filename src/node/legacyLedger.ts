@@ -17,21 +17,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renderMirrorFile } from '../core/formats/mirror';
 import type { LedgerStore } from '../core/store';
-import { hashOf, statOf } from './artifactFolder';
+import { hashOf, legacyStateFile, statOf } from './artifactFolder';
 import { OutputFolder } from './outputFolder';
+
 
 interface LegacyState {
   chains?: Record<string, { path: string | null; hash: string; db?: string }>;
   stamps?: Record<string, { size: number; mtimeMs: number; hash: string }>;
-}
-
-export function legacyStateFile(dbFile: string): string {
-  return `${dbFile}.sync.json`;
-}
-
-/** Whether an earlier version's mirror state is beside the database (the migration has not run). */
-export function hasLegacyState(dbFile: string): boolean {
-  return fs.existsSync(legacyStateFile(dbFile));
 }
 
 /**

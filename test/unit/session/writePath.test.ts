@@ -14,7 +14,7 @@ import { writeChainFiles } from '../../../src/node/artifactFiles';
 import { FileChangedError } from '../../../src/node/artifactFolder';
 import { tempDir } from '../helpers';
 
-async function workspace(): Promise<{ dir: string; artifacts: string; open(): Promise<LedgerSession> }> {
+function workspace(): { dir: string; artifacts: string; open(): Promise<LedgerSession> } {
   const dir = tempDir('ledger-write-path-');
   const open = (): Promise<LedgerSession> => LedgerSession.open({ cwd: dir, create: true });
   return { dir, artifacts: path.join(dir, '.context-ledger', 'artifacts'), open };
@@ -24,7 +24,7 @@ const filesOf = (root: string): string[] => (fs.readdirSync(root, { recursive: t
 
 describe('the one write path', () => {
   it('an add writes one file and leaves the others untouched; an update, a supersede and a delete touch exactly their files', async () => {
-    const ws = await workspace();
+    const ws = workspace();
     const session = await ws.open();
     const a = await session.write((s) => s.createArtifact({ type: 'decision', title: 'Use SQLite — 日本', body: 'One file.' }));
     const b = await session.write((s) => s.createArtifact({ type: 'note', title: 'Deploy by hand', body: 'ssh.' }));
@@ -46,7 +46,7 @@ describe('the one write path', () => {
   });
 
   it("a teammate's edit to the artifact being written is imported and the writer told, naming the file; other artifacts are written", async () => {
-    const ws = await workspace();
+    const ws = workspace();
     const mine = await ws.open();
     const a = await mine.write((s) => s.createArtifact({ type: 'decision', title: 'Use SQLite', body: 'One file.' }));
     const other = await mine.write((s) => s.createArtifact({ type: 'note', title: 'Other', body: 'x' }));
@@ -70,7 +70,7 @@ describe('the one write path', () => {
   });
 
   it('a file changed between the check and the write (no lock taken by an editor) is never overwritten', async () => {
-    const ws = await workspace();
+    const ws = workspace();
     const session = await ws.open();
     const a = await session.write((s) => s.createArtifact({ type: 'note', title: 'Raced', body: 'v1' }));
     const file = path.join(ws.artifacts, 'note/raced.md');
@@ -83,7 +83,7 @@ describe('the one write path', () => {
   });
 
   it('a symbolic link at an artifact file or at the artifacts folder is refused when writing; the target keeps its bytes', async () => {
-    const ws = await workspace();
+    const ws = workspace();
     const session = await ws.open();
     const a = await session.write((s) => s.createArtifact({ type: 'note', title: 'Linked', body: 'v1' }));
     const outside = path.join(tempDir('ledger-outside-'), 'precious.md');
@@ -98,7 +98,7 @@ describe('the one write path', () => {
     assert.ok(fs.lstatSync(file).isSymbolicLink());
     session.close();
 
-    const second = await workspace();
+    const second = workspace();
     const s2 = await second.open();
     await s2.write((s) => s.createArtifact({ type: 'note', title: 'First', body: '1' }));
     const elsewhere = tempDir('ledger-elsewhere-');
@@ -110,7 +110,7 @@ describe('the one write path', () => {
   });
 
   it('a damaged index is moved aside and rebuilt from the files; a deleted one too: nothing shared is lost', async () => {
-    const ws = await workspace();
+    const ws = workspace();
     const session = await ws.open();
     for (const title of ['Alpha — ü', 'Beta 日本', 'Gamma']) await session.write((s) => s.createArtifact({ type: 'note', title, body: `${title} body` }));
     session.close();
