@@ -51,41 +51,45 @@ export function statOf(file: string): { size: number; mtimeMs: number } | undefi
   }
 }
 
+/** The artifact files as they are on disk now (listed and stat-ed, not read); undefined when there is no folder. */
+export interface FolderListing {
+  stats: Map<string, { size: number; mtimeMs: number } | undefined>;
+  /** Every file's path, size and time as one string: equal keys mean nothing in the folder changed. */
+  key: string;
+}
+
+export function folderListing(dir: string): FolderListing | undefined {
+  const root = realFolder(dir);
+  if (!root) return undefined;
+  const stats = new Map<string, { size: number; mtimeMs: number } | undefined>();
+  const parts: string[] = [];
+  for (const at of mirrorPaths(root).paths) {
+    const stat = statOf(path.join(root, at));
+    stats.set(at, stat);
+    parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
+  }
+  return { stats, key: parts.join('\n') };
+}
+
 /**
  * Whether the files hold anything the index has not read: a file added, removed, or whose
- * size or time differs from its stamp. Lists and stats the folder, reads nothing. A missing
- * folder is no change (see importFiles).
+ * size or time differs from its stamp. A missing folder is no change (see importFiles).
  */
-export function filesChanged(stamps: ReadonlyMap<string, FileStamp>, dir: string): boolean {
-  const root = realFolder(dir);
-  if (!root) return false;
-  const { paths } = mirrorPaths(root);
+export function filesChanged(stamps: ReadonlyMap<string, FileStamp>, listing: FolderListing | undefined): boolean {
+  if (!listing) return false;
   let live = 0;
   for (const stamp of stamps.values()) if (stamp.size >= 0) live++;
-  if (paths.length !== live) return true;
-  for (const at of paths) {
+  if (listing.stats.size !== live) return true;
+  for (const [at, now] of listing.stats) {
     const stamp = stamps.get(at);
-    const now = statOf(path.join(root, at));
     if (!stamp || !now || now.size !== stamp.size || now.mtimeMs !== stamp.mtimeMs) return true;
   }
   return false;
 }
 
-/**
- * Every artifact file's path, size and time, as one string: equal keys mean nothing in the
- * folder changed. A session keeps the key of its last import, so a file the import cannot
- * take (git's conflict markers, bad front matter), which `filesChanged` reports every time,
- * is not read again until something changes.
- */
+/** The key of `folderListing` (a session keeps the one of its last import: a file the import cannot take is not read again until something changes). */
 export function listingKey(dir: string): string | undefined {
-  const root = realFolder(dir);
-  if (!root) return undefined;
-  return mirrorPaths(root)
-    .paths.map((at) => {
-      const stat = statOf(path.join(root, at));
-      return `${at}:${stat?.size}:${stat?.mtimeMs}`;
-    })
-    .join('\n');
+  return folderListing(dir)?.key;
 }
 
 /** Where the database-first version kept its mirror state (src/node/legacyLedger.ts). */

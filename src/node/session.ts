@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Artifact, UserError } from '../core/model';
 import type { FileStamp, LedgerStore } from '../core/store';
-import { FileChangedError, filesChanged, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
+import { FileChangedError, filesChanged, folderListing, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
 import type { SyncReport } from './artifactFiles';
 import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
@@ -247,9 +247,9 @@ export class LedgerSession {
       if (this.needsMigration()) {
         changed = (await this.importNow(true)) || changed;
       } else {
-        const key = listingKey(dir);
-        if (key !== this.lastImported && filesChanged(this.fileStamps(), dir)) changed = (await this.importNow(false)) || changed;
-        else this.lastImported = key;
+        const listing = folderListing(dir);
+        if (listing?.key !== this.lastImported && filesChanged(this.fileStamps(), listing)) changed = (await this.importNow(false)) || changed;
+        else this.lastImported = listing?.key;
       }
     }
     if (this.follows(this.options.followKnowledge)) changed = (await this.followKnowledge()) || changed;
@@ -289,12 +289,8 @@ export class LedgerSession {
     const imported = this.importedDuringWrite ?? new Set<string>();
     try {
       return await this.ledger.write(async (store) => {
-        if (files !== undefined && filesChanged(store.fileStamps(), files)) {
-          // Changed since the refresh, under the lock now: what the change is applied to is what is on disk.
-          const { importFiles } = await import('./artifactFiles.js');
-          importFiles(store, files, imported);
-          this.ledger.markUnsaved();
-        }
+        // Files changed since the refresh by a writer that takes no lock (git, an editor) are caught
+        // where it matters: writeChainFiles refuses to write over a file not as the index read it.
         store.takeChangedChains();
         const value = await fn(store);
         const chains = store.takeChangedChains();
