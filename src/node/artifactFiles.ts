@@ -22,7 +22,7 @@ import type { FileStamp, LedgerStore } from '../core/store';
 import { lastCommitAuthors } from './git';
 import { OutputFolder } from './outputFolder';
 import { faultPoint } from './persistence/faultInjection';
-import { FileChangedError, hashOf, type MirrorConflict, mirrorPaths, statOf } from './artifactFolder';
+import { FileChangedError, type FolderListing, folderListing, hashOf, type MirrorConflict, mirrorPaths, statOf } from './artifactFolder';
 import { readFolderFiles } from './sourceFolder';
 
 export interface SyncReport {
@@ -87,23 +87,23 @@ function writeFile(store: LedgerStore, folder: OutputFolder, at: string, chainId
  * folder, when files were recorded, is left alone (a checkout of a branch from before the
  * ledger, a folder moved away): deleting every artifact takes deleting the files.
  */
-export function importFiles(store: LedgerStore, dir: string, changedChains: Set<string> = new Set()): SyncReport {
+export function importFiles(store: LedgerStore, dir: string, changedChains: Set<string> = new Set(), seen?: FolderListing): SyncReport {
   const report = emptyReport(path.resolve(dir));
   const stamps = store.fileStamps();
   if (!fs.existsSync(dir) && stamps.size > 0) return report;
   const folder = new OutputFolder(dir);
   const root = folder.root;
   report.folder = root;
-  const listing = mirrorPaths(root);
+  // The listing the caller just made (the session's refresh) is reused: at 10,000 files a listing is a stat of each.
+  const listing = seen?.root === root ? seen : folderListing(root)!;
   for (const s of listing.skipped) report.problems.push({ path: s.where, message: s.reason });
-  const present = new Set(listing.paths);
+  const present = new Set(listing.stats.keys());
   const holder = new Map<string, string>();
   for (const stamp of stamps.values()) if (stamp.size !== DELETED && present.has(stamp.path)) holder.set(stamp.chainId, stamp.path);
 
   const toRead: string[] = [];
-  for (const at of listing.paths) {
+  for (const [at, now] of listing.stats) {
     const stamp = stamps.get(at);
-    const now = statOf(path.join(root, at));
     if (!stamp || !now || stamp.size !== now.size || stamp.mtimeMs !== now.mtimeMs) toRead.push(at);
   }
   const read = readFolderFiles(root, toRead);

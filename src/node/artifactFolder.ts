@@ -53,7 +53,11 @@ export function statOf(file: string): { size: number; mtimeMs: number } | undefi
 
 /** The artifact files as they are on disk now (listed and stat-ed, not read); undefined when there is no folder. */
 export interface FolderListing {
+  /** The folder's real path. */
+  root: string;
   stats: Map<string, { size: number; mtimeMs: number } | undefined>;
+  /** What could not be listed (a link, an unreadable folder), with why. */
+  skipped: { where: string; reason: string }[];
   /** Every file's path, size and time as one string: equal keys mean nothing in the folder changed. */
   key: string;
 }
@@ -63,12 +67,13 @@ export function folderListing(dir: string): FolderListing | undefined {
   if (!root) return undefined;
   const stats = new Map<string, { size: number; mtimeMs: number } | undefined>();
   const parts: string[] = [];
-  for (const at of mirrorPaths(root).paths) {
+  const { paths, skipped } = mirrorPaths(root);
+  for (const at of paths) {
     const stat = statOf(path.join(root, at));
     stats.set(at, stat);
     parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
   }
-  return { stats, key: parts.join('\n') };
+  return { root, stats, skipped, key: parts.join('\n') };
 }
 
 /**

@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Artifact, UserError } from '../core/model';
 import type { FileStamp, LedgerStore } from '../core/store';
-import { FileChangedError, filesChanged, folderListing, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
+import { FileChangedError, filesChanged, type FolderListing, folderListing, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
 import type { SyncReport } from './artifactFiles';
 import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
@@ -248,7 +248,7 @@ export class LedgerSession {
         changed = (await this.importNow(true)) || changed;
       } else {
         const listing = folderListing(dir);
-        if (listing?.key !== this.lastImported && filesChanged(this.fileStamps(), listing)) changed = (await this.importNow(false)) || changed;
+        if (listing?.key !== this.lastImported && filesChanged(this.fileStamps(), listing)) changed = (await this.importNow(false, listing)) || changed;
         else this.lastImported = listing?.key;
       }
     }
@@ -258,20 +258,23 @@ export class LedgerSession {
   }
 
   /** Imports what the artifact files got (a pull, a teammate's edit) under the lock; says what it found, never fails the caller. */
-  private async importNow(migrating: boolean): Promise<boolean> {
+  private async importNow(migrating: boolean, listing?: FolderListing): Promise<boolean> {
+    const listedWith = this.ledger.store;
     const { importFiles, writeMissingFiles } = await import('./artifactFiles.js');
     const dir = this.artifactsFolder;
     try {
       const report = await this.ledger.write(async (store) => {
         if (migrating) await this.migrate(store);
-        const imported = importFiles(store, dir, this.importedDuringWrite);
+        // The refresh's listing holds only while no other writer saved the index since (its files would look deleted).
+        const imported = importFiles(store, dir, this.importedDuringWrite, store === listedWith ? listing : undefined);
         // A new index (a clone, a database moved aside) or a migrated one: every chain has its file.
         if (migrating || store.fileStamps().size === 0) imported.written.push(...writeMissingFiles(store, dir));
         this.ledger.markUnsaved();
         return imported;
       });
       this.stamps = undefined;
-      this.lastImported = listingKey(dir);
+      // Files written (ids given to new files) changed the folder; else it is as listed.
+      this.lastImported = listing && report.written.length === 0 ? listing.key : listingKey(dir);
       const pulled = report.added.length + report.updated.length + report.archived.length;
       if (pulled > 0) this.say(`from the artifact files: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
       for (const c of report.conflicts) this.say(`CONFLICT ${c.path}: ${c.note}`);

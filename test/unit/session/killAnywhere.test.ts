@@ -64,7 +64,8 @@ function learn(lines: readonly string[], known: Expectations): void {
 }
 
 async function check(workspace: string, known: Expectations, where: string): Promise<void> {
-  const session = await LedgerSession.open({ cwd: workspace });
+  // `create`: a kill before the first write left no ledger at all, which is fine.
+  const session = await LedgerSession.open({ cwd: workspace, create: true });
   try {
     await session.refresh();
     const latest = await session.read((s) => s.latestArtifacts());
