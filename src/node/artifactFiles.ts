@@ -22,7 +22,8 @@ import type { FileStamp, LedgerStore } from '../core/store';
 import { lastCommitAuthors } from './git';
 import { OutputFolder } from './outputFolder';
 import { faultPoint } from './persistence/faultInjection';
-import { FileChangedError, type FolderListing, folderListing, hashOf, type MirrorConflict, mirrorPaths, statOf } from './artifactFolder';
+import { FileChangedError, type FolderListing, folderListing, hashOf, type MirrorConflict, mirrorPaths, statOf, TEMP_FILE } from './artifactFolder';
+import { processIsAlive } from './persistence/deadWriters';
 import { readFolderFiles } from './sourceFolder';
 
 export interface SyncReport {
@@ -97,6 +98,8 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   // The listing the caller just made (the session's refresh) is reused: at 10,000 files a listing is a stat of each.
   const listing = seen?.root === root ? seen : folderListing(root)!;
   for (const s of listing.skipped) report.problems.push({ path: s.where, message: s.reason });
+  // Under the lock: a temporary file whose writer is gone was left by a kill (a live writer's stays).
+  for (const temp of listing.temps) if (!processIsAlive(Number(TEMP_FILE.exec(temp)![1]))) fs.rmSync(path.join(root, temp), { force: true });
   const present = new Set(listing.stats.keys());
   const holder = new Map<string, string>();
   for (const stamp of stamps.values()) if (stamp.size !== DELETED && present.has(stamp.path)) holder.set(stamp.chainId, stamp.path);

@@ -37,10 +37,18 @@ export function realFolder(folder: string): string | undefined {
 }
 
 /** The artifact files (`.md`), relative and `/`-separated; conflict copies an earlier version made (`x.conflict-<time>.md`) are not. */
-export function mirrorPaths(root: string): { paths: string[]; skipped: { where: string; reason: string }[] } {
+export function mirrorPaths(root: string): { paths: string[]; skipped: { where: string; reason: string }[]; temps: string[] } {
   const listing = listFolder(root);
-  return { paths: listing.paths.filter((p) => p.endsWith('.md') && !/\.conflict-[0-9TZ]+\.md$/.test(p)), skipped: listing.skipped };
+  return {
+    paths: listing.paths.filter((p) => p.endsWith('.md') && !/\.conflict-[0-9TZ]+\.md$/.test(p)),
+    skipped: listing.skipped,
+    // A writer's temporary file (writeFileInside): one a killed writer left is removed by the next import.
+    temps: listing.paths.filter((p) => TEMP_FILE.test(p)),
+  };
 }
+
+/** `<name>.md.tmp-<pid>-<random>`, as writeFileInside names a temporary file. */
+export const TEMP_FILE = /\.md\.tmp-(\d+)-[0-9a-f]+$/;
 
 export function statOf(file: string): { size: number; mtimeMs: number } | undefined {
   try {
@@ -58,6 +66,8 @@ export interface FolderListing {
   stats: Map<string, { size: number; mtimeMs: number } | undefined>;
   /** What could not be listed (a link, an unreadable folder), with why. */
   skipped: { where: string; reason: string }[];
+  /** Writers' temporary files (a killed writer's until the next import removes it). */
+  temps: string[];
   /** Every file's path, size and time as one string: equal keys mean nothing in the folder changed. */
   key: string;
 }
@@ -67,13 +77,13 @@ export function folderListing(dir: string): FolderListing | undefined {
   if (!root) return undefined;
   const stats = new Map<string, { size: number; mtimeMs: number } | undefined>();
   const parts: string[] = [];
-  const { paths, skipped } = mirrorPaths(root);
+  const { paths, skipped, temps } = mirrorPaths(root);
   for (const at of paths) {
     const stat = statOf(path.join(root, at));
     stats.set(at, stat);
     parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
   }
-  return { root, stats, skipped, key: parts.join('\n') };
+  return { root, stats, skipped, temps, key: parts.join('\n') };
 }
 
 /**
@@ -82,6 +92,7 @@ export function folderListing(dir: string): FolderListing | undefined {
  */
 export function filesChanged(stamps: ReadonlyMap<string, FileStamp>, listing: FolderListing | undefined): boolean {
   if (!listing) return false;
+  if (listing.temps.length > 0) return true;
   let live = 0;
   for (const stamp of stamps.values()) if (stamp.size >= 0) live++;
   if (listing.stats.size !== live) return true;

@@ -70,7 +70,7 @@ export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
 
 /**
  * Writes `file` whole, inside the folder `root`, never through a link: every write of a
- * generated file (the Markdown mirror, exported rule files, the sync state, an inbox `.error`)
+ * generated file (the artifact files, exported rule files, an inbox `.error`)
  * goes through here, and the check is made at the moment of writing, not when the command
  * started. A symbolic link at a folder between `root` and the file, or at the file's own name,
  * is refused with an error naming it (a cloned repository can ship one pointing anywhere);

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-function processIsAlive(pid: number): boolean {
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -16,7 +16,7 @@ function processIsAlive(pid: number): boolean {
 
 /**
  * Removes the temporary files of writers killed mid-write (`<db>.tmp-<pid>`,
- * `<db>.bak.tmp-<pid>`, `<db>.lock.tmp-<pid>-…`, …): called under the write lock, so
+ * `<db>.lock.tmp-<pid>-…`, …): called under the write lock, so
  * a live writer's are told apart by its pid; a pid reused since is still alive, and its
  * file waits for a later write.
  */

@@ -77,7 +77,9 @@ async function check(workspace: string, known: Expectations, where: string): Pro
       if (settled) assert.ok(bodies.includes(now), `${where}: ${chain} has "${now}", expected one of ${bodies.join(' | ')}`);
     }
     const root = path.join(workspace, '.context-ledger', 'artifacts');
-    const files = fs.existsSync(root) ? (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.md')) : [];
+    const all = fs.existsSync(root) ? (fs.readdirSync(root, { recursive: true }) as string[]) : [];
+    assert.deepEqual(all.filter((f) => /\.tmp-/.test(f)), [], `${where}: a killed writer's temporary file is left for git to commit`);
+    const files = all.filter((f) => f.endsWith('.md'));
     const fileOf = new Map<string, string>();
     for (const file of files) {
       const text = fs.readFileSync(path.join(root, file), 'utf8');
