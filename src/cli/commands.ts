@@ -21,7 +21,6 @@ import { moveTaskToStage } from '../core/stages';
 import { describeMissingSection, resolveSectionRef } from '../core/sections';
 import { MAX_BODY_BYTES, type ArtifactFilter } from '../core/store';
 import { estimateTokens, TokenCounter } from '../core/tokens';
-import { LedgerFile } from '../node/ledgerFile';
 import { refuseLink } from '../node/persistence/noLinks';
 import { readFileBytes, readStdin, readStdinBytes, readTextFile } from '../node/files';
 import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
@@ -471,16 +470,23 @@ const countCommand: Command = {
   },
 };
 
+/**
+ * `restore` brought back the database's backup when the database was where a write was first
+ * saved. It is the index now (docs/storage.md): the command stays only to say what to do instead.
+ */
 const restoreCommand: Command = {
   name: 'restore',
-  summary: 'Replace the database with its last good copy (ledger.db.bak); the current file is kept aside.',
+  summary: 'Gone: the database is an index of the artifact files; this says what to do instead.',
   usage: 'context-ledger restore [--db <file>]',
   options: {},
-  async run(context) {
-    const { file } = databasePath(context);
-    const { aside, fromJournal } = await LedgerFile.restoreBackup(file);
-    const added = fromJournal > 0 ? `, with ${fromJournal} artifact${fromJournal === 1 ? '' : 's'} added since from its journal` : '';
-    context.out(`Restored ${file} from its backup${added}.${aside ? ` The file it replaced is kept at ${aside}.` : ''}`);
+  run() {
+    throw new UserError(
+      'There is no backup to restore any more: in a workspace the ledger is its artifact files (.context-ledger/artifacts/) and the database is only their index.',
+      'A damaged database is moved aside and rebuilt from the files by the next command; to rebuild it yourself, delete .context-ledger/ledger.db ' +
+        '(this machine\'s tasks, file activity, feedback and build log go with it). To go back to an earlier version of an artifact: ' +
+        '`context-ledger history <id>` and `context-ledger revert <version-id>`, or git. A ledger outside a workspace (--db) is backed up by ' +
+        '`context-ledger export --format jsonl` and brought back by `import`.',
+    );
   },
 };
 

@@ -16,7 +16,7 @@ import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, forgetTurnConte
 import { UserError } from '../core/model';
 import { defaultDatabasePath } from '../node/files';
 import { type HookLogEntry, pruneHookSessions, readHookSession, writeHookSession } from '../node/hooks/hookFiles';
-import { mirrorHasFiles } from '../node/mirrorState';
+import { mirrorHasFiles } from '../node/artifactFolder';
 import type { LedgerStore } from '../core/store';
 import { type CommandContext, withRead } from './commandContext';
 import { type HookAnswer, type HookJob, jobCwd, jobWorkspace } from './hookClient';

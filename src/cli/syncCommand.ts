@@ -1,9 +1,8 @@
-/** `context-ledger sync`: the Markdown mirror and the ledger, both ways (src/node/mirrorSync.ts). */
-import * as path from 'node:path';
+/** `context-ledger sync` and `resolve`: the artifact files and their index, now (src/node/artifactFiles.ts). */
 import { UserError } from '../core/model';
-import { mirrorConflicts, type SyncReport } from '../node/mirrorSync';
+import type { SyncReport } from '../node/artifactFiles';
 import { stringOption } from './args';
-import { type Command, databasePath, isJson, openSession, printJson } from './commandContext';
+import { type Command, isJson, openSession, printJson } from './commandContext';
 
 function renderSync(report: SyncReport): string {
   const lines = [
@@ -17,24 +16,21 @@ function renderSync(report: SyncReport): string {
 
 export const syncCommand: Command = {
   name: 'sync',
-  summary: 'Sync the Markdown mirror (one file per artifact, for git) and the ledger, both ways.',
-  usage: 'context-ledger sync [--dir <folder>] [--format json]',
-  options: {
-    dir: { type: 'string', value: 'folder', description: 'The mirror folder (default: .context-ledger/artifacts beside the database).' },
-  },
+  summary: 'Read the artifact files (.context-ledger/artifacts/, the ledger a team commits) into the index now.',
+  usage: 'context-ledger sync [--format json]',
+  options: {},
   positionals: [0, 0],
   details: [
-    'New files become artifacts, edited files new versions, deleted files archive their artifact; artifacts changed in',
-    'the ledger rewrite their files. When both sides changed, both are kept as versions of the artifact and the conflict is',
-    'listed until you keep one side with `context-ledger resolve`; a file with git conflict markers is reported, not imported.',
-    'Files that cannot be read (bad front matter, binary, over 10 MB) are reported and left alone.',
+    'Every command does this first, by file size and time; `sync` does it now and reports. New files become artifacts',
+    '(and get their ids written into them), edited files new versions, deleted files archive their artifact; an artifact',
+    'with no file gets one. A file with git conflict markers is reported, not imported, until you keep one side with',
+    '`context-ledger resolve`. Files that cannot be read (bad front matter, binary, over 10 MB) are reported and left alone.',
   ].join('\n'),
   async run(context) {
-    const dir = stringOption(context.options, 'dir');
     const session = await openSession(context, true);
     let report: SyncReport;
     try {
-      report = await session.syncFiles(dir ? { dir: path.resolve(context.cwd, dir) } : {});
+      report = await session.syncFiles();
     } finally {
       session.close();
     }
@@ -47,27 +43,32 @@ export const syncCommand: Command = {
 
 export const resolveCommand: Command = {
   name: 'resolve',
-  summary: 'List the artifacts in conflict after a sync, or keep one side of one.',
+  summary: 'List the artifact files git left with conflict markers, or keep one side of one.',
   usage: 'context-ledger resolve [<id|file> --keep mine|theirs] [--format json]',
   options: {
-    keep: { type: 'string', value: 'mine|theirs', description: 'mine: this clone\'s version; theirs: the version that came through the mirror.' },
+    keep: { type: 'string', value: 'mine|theirs', description: 'mine: this clone\'s version (the index\'s latest); theirs: the other side of the git merge.' },
   },
   positionals: [0, 1],
   details: [
-    'A conflict is an artifact changed on both sides (both are kept as versions), or a mirror file git left with',
-    'conflict markers (nothing imported from it yet). Keeping one side makes it the latest version, keeps the other in',
-    'the history, and writes the mirror file clean; `git add` it to tell git the merge is resolved.',
+    'A merge that changed an artifact file on both sides leaves git\'s conflict markers in it; nothing is imported from it',
+    'until a person decides. Keeping one side makes it the latest version, keeps the other in the history (theirs is',
+    'imported as a version), and writes the file clean; `git add` it to tell git the merge is resolved.',
   ].join('\n'),
   async run(context) {
-    const dbFile = databasePath(context).file;
     const ref = context.positionals[0];
     if (ref === undefined) {
-      const conflicts = mirrorConflicts(dbFile);
+      const session = await openSession(context, false);
+      let conflicts;
+      try {
+        conflicts = await session.conflicts();
+      } finally {
+        session.close();
+      }
       if (isJson(context)) return printJson(context, conflicts);
       context.out(
         conflicts.length === 0
           ? 'No conflicts.'
-          : conflicts.map((c) => `${c.chainId}  ${c.kind === 'markers' ? 'git conflict markers' : 'changed on both sides'}  ${c.path}  ${c.title}`).join('\n'),
+          : conflicts.map((c) => `${c.chainId || '(no id)'}  git conflict markers  ${c.path}  ${c.title}`).join('\n'),
       );
       return conflicts.length === 0 ? 0 : 1;
     }

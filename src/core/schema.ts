@@ -93,6 +93,19 @@ export const MIGRATIONS: readonly string[] = [
     not_useful     INTEGER NOT NULL DEFAULT 0
   );
   `,
+  // Issue 42: the artifact files are the ledger; the index records, per file, what it last read
+  // (size, modification time, hash of the text) and the chain it holds, so a refresh stats the
+  // files and reads only those that changed. Saved with the index, so the two never disagree.
+  `
+  CREATE TABLE artifact_file (
+    path     TEXT PRIMARY KEY,
+    chain_id TEXT NOT NULL,
+    size     INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    hash     TEXT NOT NULL
+  );
+  CREATE INDEX artifact_file_chain ON artifact_file (chain_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

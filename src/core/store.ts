@@ -18,6 +18,7 @@ import { type ArtifactFilter, Artifacts, type ImportOutcome, type ImportReport }
 import { type Clock, Connection, systemClock } from './ledgerStore/connection';
 import { TermVectors, TokenCounts } from './ledgerStore/derivedCaches';
 import { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow, FeedbackLog } from './ledgerStore/feedback';
+import { type FileStamp, FileStamps } from './ledgerStore/fileStamps';
 import { StoreJournal } from './ledgerStore/journal';
 import type { JournalRecord } from './ledgerStore/journalRecords';
 import { compactIfMostlyFree, migrate, openDatabase, schemaVersion } from './ledgerStore/schema';
@@ -27,6 +28,7 @@ export { MAX_BODY_BYTES, utf8ByteLength, validateBody } from './ledgerStore/arti
 export { type ArtifactFilter, type ImportOutcome, type ImportReport } from './ledgerStore/artifacts';
 export { type Clock, systemClock } from './ledgerStore/connection';
 export { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow } from './ledgerStore/feedback';
+export { type FileStamp } from './ledgerStore/fileStamps';
 export { type JournalRecord } from './ledgerStore/journalRecords';
 export { CorruptDatabaseError, looksLikeSqlite } from './ledgerStore/schema';
 export { type TaskInput } from './ledgerStore/tasks';
@@ -48,6 +50,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   private readonly tokenCounts: TokenCounts;
   private readonly vectors: TermVectors;
   private readonly journal: StoreJournal;
+  private readonly stamps: FileStamps;
 
   private constructor(
     private readonly db: Database,
@@ -62,6 +65,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     this.tokenCounts = new TokenCounts(this.conn);
     this.vectors = new TermVectors(this.conn);
     this.journal = new StoreJournal(this.conn, this.artifacts, this.feedback, this.tokenCounts, this.vectors);
+    this.stamps = new FileStamps(this.conn);
   }
 
   /** Opens `bytes` (or a new, empty database) and brings its schema up to date. */
@@ -94,6 +98,21 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   /** Runs `fn` in one SQLite transaction: all of it applies or none. */
   transaction<T>(fn: () => T): T {
     return this.conn.transaction(fn);
+  }
+
+  // ---------------------------------------------------------------- artifact files
+
+  /** The artifact files as the index last read or wrote them, by path. */
+  fileStamps(): Map<string, FileStamp> {
+    return this.stamps.all();
+  }
+
+  putFileStamp(stamp: FileStamp): void {
+    this.stamps.put(stamp);
+  }
+
+  removeFileStamp(path: string): void {
+    this.stamps.remove(path);
   }
 
   // ---------------------------------------------------------------- artifacts

@@ -5,8 +5,8 @@ import type { Artifact } from '../core/model';
 import { LedgerStore } from '../core/store';
 import { loadSqlJs } from '../node/ledgerFile';
 import { isWorkspaceLedger } from '../node/ledgerFolder';
-import { mirrorHasFiles } from '../node/mirrorState';
-import type { SyncReport } from '../node/mirrorSync';
+import { type MirrorConflict, mirrorHasFiles } from '../node/artifactFolder';
+import type { SyncReport } from '../node/artifactFiles';
 import { LedgerSession } from '../node/session';
 import type { ConfigService } from './config';
 import { Debouncer, DisposableBase } from './disposable';
@@ -138,7 +138,15 @@ export class FolderLedger implements vscode.Disposable {
     });
   }
 
-  /** **Sync Markdown Mirror**: the artifact files and the ledger both ways, now. */
+  /** The artifact files git left with conflict markers (none for a ledger not opened yet). */
+  conflicts(): Promise<MirrorConflict[]> {
+    return this.exclusive(async () => {
+      const session = await this.open(false);
+      return session ? await session.conflicts() : [];
+    });
+  }
+
+  /** **Sync Markdown Mirror**: imports the artifact files now, and writes any chain's missing file. */
   syncFiles(): Promise<SyncReport> {
     return this.exclusive(async () => {
       const report = await (await this.open(true))!.syncFiles();
@@ -147,7 +155,7 @@ export class FolderLedger implements vscode.Disposable {
     });
   }
 
-  /** Keeps one side of a chain in conflict (`context-ledger resolve` does the same, through the same session call). */
+  /** Keeps one side of a file with conflict markers (`context-ledger resolve` does the same, through the same session call). */
   resolveConflict(chainId: string, keep: 'mine' | 'theirs'): Promise<Artifact> {
     return this.exclusive(async () => {
       const session = await this.open(false);
@@ -258,8 +266,8 @@ export class LedgerRegistry extends DisposableBase {
     };
     const ledger = new FolderLedger(folder, file, this.logger, (kind) => this.changed.fire({ folder, kind }), follows);
     const debounce = new Debouncer(250, () => void ledger.fileChanged());
-    // The journal beside the database takes other processes' build records (see LedgerFile).
-    const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), `{${path.basename(file)},${path.basename(file)}.journal}`));
+    // Another process (the CLI, an agent's MCP server) saved the index.
+    const fsWatcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)));
     const watcher = vscode.Disposable.from(
       fsWatcher,
       fsWatcher.onDidChange(() => debounce.schedule()),

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { isWorkspaceLedger, mirrorFolderOf } from '../node/ledgerFolder';
 import type { Artifact } from '../core/model';
-import { fileKey, type MirrorConflict, mirrorConflicts, mirrorHasChanges, mirrorHasFiles, stateFileOf } from '../node/mirrorState';
+import { type MirrorConflict, mirrorHasFiles } from '../node/artifactFolder';
 import { Debouncer, DisposableBase } from './disposable';
 import { withDelayedProgress } from './progress';
 import type { LedgerRegistry } from './ledgers';
@@ -17,9 +17,9 @@ const DEBOUNCE_MS = 500;
  * (src/node/session.ts): it imports what changed (by size and time, then hash) before
  * every read and write anyway, and writes the files of the chains a write changed.
  *
- * Its own writes are recognised, not followed: the files a write makes are recorded (size,
- * time, hash) as they are written, so their watcher events find nothing changed and
- * refresh no view (a refresh redraws the tree under an open quick input). Trusted
+ * Its own writes are recognised, not followed: the files a write makes are stamped in the
+ * index (size, time, hash) as they are written, so their watcher events find nothing changed
+ * and refresh no view (a refresh redraws the tree under an open quick input). Trusted
  * workspaces only: the artifact files are workspace content that becomes knowledge
  * agents read, as an import does.
  */
@@ -27,9 +27,10 @@ export class MirrorFollower extends DisposableBase {
   private readonly pending = new Map<string, Debouncer>();
   private readonly watchers = new Map<string, vscode.Disposable>();
   private readonly conflictsChanged = this.register(new vscode.EventEmitter<vscode.WorkspaceFolder>());
-  /** Fires when a folder's list of chains in conflict may have changed (after a sync or a resolve). */
+  /** Fires when a folder's list of files in conflict (git's markers) may have changed (after a change on disk or a resolve). */
   readonly onDidChangeConflicts = this.conflictsChanged.event;
-  private readonly conflictsByFolder = new Map<string, { stamp: string | undefined; conflicts: ReadonlyMap<string, MirrorConflict> }>();
+  /** The files with git's conflict markers, by chain, as the last look found them. */
+  private readonly conflictsByFolder = new Map<string, ReadonlyMap<string, MirrorConflict>>();
 
   constructor(
     private readonly registry: LedgerRegistry,
@@ -39,7 +40,7 @@ export class MirrorFollower extends DisposableBase {
     this.register(
       registry.onDidChange((change) => {
         if (change.kind === 'reset') this.watch(change.folder);
-        if (change.kind === 'reset' || change.kind === 'external' || change.kind === 'artifacts') this.conflictsMayHaveChanged(change.folder);
+        if (change.kind === 'reset' || change.kind === 'external' || change.kind === 'artifacts') void this.conflictsMayHaveChanged(change.folder);
       }),
     );
     this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.start()));
@@ -50,29 +51,26 @@ export class MirrorFollower extends DisposableBase {
     });
   }
 
-  /** The chains of `folder` in conflict, by chain id, as the last sync or resolve left them. */
+  /** The chains of `folder` whose files hold git's conflict markers, by chain id, as last looked at. */
   conflicts(folder: vscode.WorkspaceFolder): ReadonlyMap<string, MirrorConflict> {
-    const key = folder.uri.toString();
-    const file = this.registry.databaseFile(folder);
-    // Re-read when the state file changed (a sync by hand, the CLI): one stat per call, the JSON only then.
-    const stamp = fileKey(stateFileOf(file));
-    let known = this.conflictsByFolder.get(key);
-    if (!known || known.stamp !== stamp) {
-      known = { stamp, conflicts: new Map(isWorkspaceLedger(file) && stamp ? mirrorConflicts(file).map((c) => [c.chainId, c]) : []) };
-      this.conflictsByFolder.set(key, known);
-    }
-    return known.conflicts;
+    return this.conflictsByFolder.get(folder.uri.toString()) ?? new Map();
   }
 
-  private conflictsMayHaveChanged(folder: vscode.WorkspaceFolder): void {
+  private async conflictsMayHaveChanged(folder: vscode.WorkspaceFolder): Promise<void> {
     const key = folder.uri.toString();
-    const before = this.conflictsByFolder.get(key)?.conflicts.size ?? 0;
-    this.conflictsByFolder.delete(key);
-    const after = this.conflicts(folder);
+    const before = this.conflictsByFolder.get(key)?.size ?? 0;
+    let found: MirrorConflict[] = [];
+    try {
+      if (vscode.workspace.isTrusted && isWorkspaceLedger(this.registry.databaseFile(folder))) found = await this.registry.get(folder).conflicts();
+    } catch (error) {
+      this.logger.error(`Looking for conflicts in the artifact files of ${folder.name}`, error);
+    }
+    const after = new Map(found.map((c) => [c.chainId, c]));
+    this.conflictsByFolder.set(key, after);
     if (before > 0 || after.size > 0) this.conflictsChanged.fire(folder);
     if (after.size > before) {
       void vscode.window.showWarningMessage(
-        `Context Ledger: ${after.size} artifact${after.size === 1 ? ' is' : 's are'} in conflict after a change from git — nothing was lost. Pick a side with Resolve… in the Artifacts view.`,
+        `Context Ledger: ${after.size} artifact file${after.size === 1 ? ' has' : 's have'} git conflict markers — nothing was lost. Pick a side with Resolve… in the Artifacts view.`,
       );
     }
   }
@@ -82,8 +80,7 @@ export class MirrorFollower extends DisposableBase {
     try {
       return await this.registry.get(folder).resolveConflict(chainId, keep);
     } finally {
-      this.conflictsByFolder.delete(folder.uri.toString());
-      this.conflictsChanged.fire(folder);
+      await this.conflictsMayHaveChanged(folder);
     }
   }
 
@@ -95,7 +92,7 @@ export class MirrorFollower extends DisposableBase {
       const ledger = this.registry.get(folder);
       if (!isWorkspaceLedger(ledger.file)) continue;
       if (!ledger.exists() && mirrorHasFiles(ledger.file)) void withDelayedProgress(`building the ledger of ${folder.name} from its Markdown mirror…`, ledger.fileChanged());
-      else if (ledger.exists() && mirrorHasChanges(ledger.file)) this.schedule(folder, 0);
+      else if (ledger.exists()) this.schedule(folder, 0);
     }
   }
 
@@ -127,7 +124,7 @@ export class MirrorFollower extends DisposableBase {
     try {
       await ledger.fileChanged();
       // A file git left with conflict markers changes nothing in the ledger, yet is a conflict to show.
-      this.conflictsMayHaveChanged(folder);
+      await this.conflictsMayHaveChanged(folder);
     } catch (error) {
       this.logger.error(`Following the Markdown mirror of ${folder.name}`, error);
     }

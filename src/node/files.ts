@@ -70,7 +70,7 @@ export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
 
 /**
  * Writes `file` whole, inside the folder `root`, never through a link: every write of a
- * generated file (the Markdown mirror, exported rule files, the sync state, an inbox `.error`)
+ * generated file (the artifact files, exported rule files, an inbox `.error`)
  * goes through here, and the check is made at the moment of writing, not when the command
  * started. A symbolic link at a folder between `root` and the file, or at the file's own name,
  * is refused with an error naming it (a cloned repository can ship one pointing anywhere);
@@ -79,7 +79,7 @@ export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
  * is never opened) that is renamed over the file, so a hard link at the file's name is
  * replaced, not written through: its other names keep their content.
  */
-export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file'): void {
+export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file', options: { durable?: boolean } = {}): void {
   const relative = path.relative(root, file);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new UserError(`Refused to write ${file}: it is outside ${root}.`);
   let folder = root;
@@ -95,8 +95,15 @@ export function writeFileInside(root: string, file: string, content: string | Ui
   }
   refuseLink(file, what);
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  fs.writeFileSync(temp, content, { flag: 'wx' });
   try {
+    const fd = fs.openSync(temp, 'wx');
+    try {
+      fs.writeFileSync(fd, content);
+      // `durable`: the bytes reach the disk before the rename makes them the file (an artifact file is the ledger).
+      if (options.durable) fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     // A folder swapped for a link since the checks above: the temporary file landed elsewhere.
     const real = fs.realpathSync(path.dirname(temp));
     const realRoot = fs.realpathSync(root);

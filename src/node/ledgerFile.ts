@@ -2,14 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { UserError } from '../core/model';
-import { type Clock, CorruptDatabaseError, type JournalRecord, LedgerStore, systemClock } from '../core/store';
-import { replaceFile } from './persistence/atomicReplace';
+import { type Clock, CorruptDatabaseError, LedgerStore, systemClock } from '../core/store';
+import { removeDeadWritersFiles } from './persistence/deadWriters';
 import { type FileIdentity, identityOf, readWithIdentity, sameIdentity, timestampForFileName } from './persistence/fileIdentity';
-import { appendJournal, type JournalState, NO_JOURNAL, replayJournal } from './persistence/journal';
+import { replayLegacyJournal } from './persistence/journal';
 import { acquireLock } from './persistence/lock';
 import { faultPoint } from './persistence/faultInjection';
 import { refuseLink } from './persistence/noLinks';
-import { restoreBackup } from './persistence/restore';
 import { LEDGER_FOLDER } from './files';
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
@@ -36,21 +35,34 @@ export interface OpenOptions {
   clock?: Clock;
   /** How long to wait for another writer's lock before giving up. */
   lockTimeoutMs?: number;
+  /**
+   * The database is the only copy of what it holds (a `--db` ledger outside a workspace):
+   * each save reaches the disk (fsync) before it replaces the file. A workspace ledger's
+   * database is an index of the artifact files plus this machine's own state: a power cut
+   * may cost its last save, never a shared write (the files are written durably first).
+   */
+  durable?: boolean;
+  /** Told when a damaged database was moved aside (the session rebuilds it from the files). */
+  say?: (text: string) => void;
 }
 
 /**
- * A ledger database file on disk, per DESIGN.md section 5: sql.js holds it in memory;
- * every write takes an exclusive lock file, re-reads the file if another process
- * replaced it since we loaded it, applies the change, writes a temporary file in the
- * same folder and renames it over the old one, keeping the previous file as `.bak`.
+ * The database file on disk: sql.js holds it in memory; every write takes an exclusive
+ * lock file, re-reads the file if another process replaced it since it was loaded, applies
+ * the change, and writes the whole database to a temporary file in the same folder that is
+ * renamed over the old one (a kill leaves the old file or the new one, never half of one).
  *
- * A write that only records a build (its assembly_log row, injection counts and token
- * counts) is appended to `<file>.journal` instead of rewriting the whole database: every
- * reader replays the journal on loading, and the next full write merges it and removes it.
+ * In a workspace the database is the index of the artifact files (docs/storage.md): a
+ * damaged one is moved aside and a new one is built from the files; nothing is "restored".
+ * A database left by an earlier version with a journal beside it gets the journal merged
+ * by its first write (the migration: src/node/legacyLedger.ts).
  */
 export class LedgerFile {
   private loaded: FileIdentity | undefined;
-  private journal: JournalState = NO_JOURNAL;
+  /** A journal an earlier version left: replayed on every load until a write merges it. */
+  private legacyJournal: FileIdentity | undefined;
+  /** Something not counted as a generation (file stamps, a migration) must be saved by the next write. */
+  private unsaved = false;
 
   private constructor(
     readonly file: string,
@@ -66,22 +78,19 @@ export class LedgerFile {
     return `${this.file}.lock`;
   }
 
-  get backupFile(): string {
-    return `${this.file}.bak`;
-  }
-
+  /** Where an earlier version kept its journal (read once for the migration, then removed). */
   get journalFile(): string {
     return `${this.file}.journal`;
-  }
-
-  /** The journal of the database the backup was, kept with it. */
-  get backupJournalFile(): string {
-    return `${this.backupFile}.journal`;
   }
 
   /** The in-memory store as last loaded; call `refresh()` first to see other writers' changes. */
   get store(): LedgerStore {
     return this.current;
+  }
+
+  /** Whether an earlier version's journal is still beside the database (not merged yet). */
+  get hasLegacyJournal(): boolean {
+    return this.legacyJournal !== undefined;
   }
 
   static async open(file: string, options: OpenOptions = {}): Promise<LedgerFile> {
@@ -101,52 +110,59 @@ export class LedgerFile {
       throw new UserError(`${absolute} is a folder, not a database file.`, 'Pass the path of the .db file with --db.');
     }
     const sql = await loadSqlJs();
-    const { store, identity, journal } = LedgerFile.load(absolute, sql, options.clock ?? systemClock);
-    const ledger = new LedgerFile(absolute, sql, store, identity, options);
-    ledger.journal = journal;
+    const ledger = new LedgerFile(absolute, sql, LedgerStore.open(sql), undefined, options);
+    ledger.current.close();
+    ledger.load();
     return ledger;
   }
 
-  private static load(file: string, sql: SqlJsStatic, clock: Clock): { store: LedgerStore; identity: FileIdentity | undefined; journal: JournalState } {
-    const { bytes, identity } = readWithIdentity(file);
+  /** Loads the file (a missing one is a new, empty store); a damaged one is moved aside and the store starts empty. */
+  private load(): void {
+    const clock = this.options.clock ?? systemClock;
+    const { bytes, identity } = readWithIdentity(this.file);
+    let store: LedgerStore;
     try {
-      const store = LedgerStore.open(sql, bytes, clock);
-      return { store, identity, journal: replayJournal(`${file}.journal`, identity, store) };
+      store = LedgerStore.open(this.sql, bytes, clock);
     } catch (error) {
       if (!(error instanceof CorruptDatabaseError)) throw error;
-      const aside = `${file}.corrupt-${timestampForFileName(clock.now())}`;
-      fs.renameSync(file, aside);
-      const backup = `${file}.bak`;
-      const hint = fs.existsSync(backup)
-        ? `The last good copy is ${backup}: restore it with \`context-ledger restore --db ${file}\`.`
-        : 'There is no backup; the next command will start a new, empty ledger.';
-      throw new UserError(`The file ${file} is not a valid ledger database (${error.message}). It was moved to ${aside}; nothing was deleted.`, hint);
+      const aside = `${this.file}.corrupt-${timestampForFileName(clock.now())}`;
+      fs.renameSync(this.file, aside);
+      this.options.say?.(
+        `${this.file} is not a valid ledger database (${error.message}); it was moved to ${aside} (nothing was deleted) and a new one is built` +
+          (this.options.durable ? '. This ledger has no artifact files to build it from: import your last JSONL export into it.' : ' from the artifact files.'),
+      );
+      store = LedgerStore.open(this.sql, undefined, clock);
+      this.current = store;
+      this.loaded = undefined;
+      this.legacyJournal = undefined;
+      return;
     }
+    this.legacyJournal = identity ? replayLegacyJournal(this.journalFile, identity, store) : undefined;
+    this.current = store;
+    this.loaded = identity;
   }
 
   /** Re-reads the file if another process replaced it since it was loaded. Returns whether it did. */
   refresh(): boolean {
-    if (sameIdentity(identityOf(this.file), this.loaded) && sameIdentity(identityOf(this.journalFile), this.journal.identity)) return false;
-    const fresh = LedgerFile.load(this.file, this.sql, this.options.clock ?? systemClock);
-    this.current.close();
-    this.current = fresh.store;
-    this.loaded = fresh.identity;
-    this.journal = fresh.journal;
+    if (sameIdentity(identityOf(this.file), this.loaded) && (this.loaded !== undefined || !fs.existsSync(this.file))) return false;
+    const before = this.current;
+    this.load();
+    if (before !== this.current) before.close();
+    this.unsaved = false;
     return true;
   }
 
-  /** Read-only access to the freshest data on disk. */
-  read<T>(fn: (store: LedgerStore) => T): T {
-    this.refresh();
-    return fn(this.current);
+  /** The next write saves the database even if `fn` changes no ledger data (file stamps, a migration). */
+  markUnsaved(): void {
+    this.unsaved = true;
   }
 
   /**
-   * Applies `fn` under the write lock to the freshest data and persists the result, then
-   * runs `afterSave` before releasing the lock. If `fn` throws, nothing is written and the
-   * in-memory store is reloaded from disk.
+   * Applies `fn` under the write lock to the freshest data and saves the result when it
+   * changed anything. If `fn` throws, nothing is written and the in-memory store is
+   * reloaded from disk.
    */
-  async write<T>(fn: (store: LedgerStore) => T | Promise<T>, afterSave?: (value: T) => void | Promise<void>): Promise<T> {
+  async write<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     this.assertWritable();
     this.refuseLinkedParts();
     const release = await acquireLock(this.lockFile, this.file, this.options.lockTimeoutMs);
@@ -160,40 +176,18 @@ export class LedgerFile {
         this.reloadAfterFailure();
         throw error;
       }
-      const journaled = this.current.takeJournal();
-      if (this.current.generation !== before || !fs.existsSync(this.file)) {
-        if (!journaled || journaled.length === 0 || !this.appendJournal(journaled)) {
-          this.refuseToDropNewerJournal();
-          this.persist();
-        }
-      }
+      if (this.current.generation !== before || this.unsaved || this.legacyJournal || !fs.existsSync(this.file)) this.persist();
       faultPoint('write-done');
-      // Still under the lock: the files that follow the saved database (the artifact files and
-      // their record) are written before another writer can decide anything from either.
-      await afterSave?.(result);
       return result;
     } finally {
       release();
     }
   }
 
-  /**
-   * A full write replaces the journal with the database this version exported, which
-   * lacks what it could not replay: records a newer version wrote. Appending is safe.
-   */
-  private refuseToDropNewerJournal(): void {
-    const foreign = this.current.journalFromNewerVersion;
-    if (foreign.length === 0) return;
-    this.reloadAfterFailure();
-    throw new UserError(
-      `The journal beside ${this.file} holds changes a newer version of Context Ledger wrote (${foreign.join(', ')}); this version would lose them by writing the database whole.`,
-      'Update Context Ledger (the extension and the context-ledger CLI) and try again; reading, building and adding still work.',
-    );
-  }
-
   private reloadAfterFailure(): void {
     this.loaded = undefined;
-    if (fs.existsSync(this.file)) this.refresh();
+    this.unsaved = false;
+    this.refresh();
   }
 
   private assertWritable(): void {
@@ -213,20 +207,40 @@ export class LedgerFile {
     }
   }
 
+  /**
+   * The whole database to a temporary file created exclusively (`O_EXCL`: a name that
+   * exists, link or not, is never opened), renamed over the database (a rename replaces a
+   * link at the name, never its target).
+   */
   private persist(): void {
-    const { backedUp } = replaceFile(this.file, this.backupFile, this.current.export(), () => {
-      // The backup is now the database as loaded: its journal goes with it (a restore
-      // replays its artifacts onto the backup); the old backup's journal is no longer one.
-      fs.rmSync(this.backupJournalFile, { force: true });
-      if (this.journal.applies && fs.existsSync(this.journalFile)) fs.linkSync(this.journalFile, this.backupJournalFile);
-    });
+    // The store exports first: `export()` flushes pending caches into their tables.
+    this.current.takeJournal();
+    const bytes = this.current.export();
+    removeDeadWritersFiles(this.file);
+    const temp = `${this.file}.tmp-${process.pid}`;
+    fs.rmSync(temp, { force: true });
+    try {
+      const fd = fs.openSync(temp, 'wx');
+      try {
+        fs.writeSync(fd, bytes, 0, bytes.length, 0);
+        faultPoint('temp-written');
+        if (this.options.durable) fs.fdatasyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
+    fs.renameSync(temp, this.file);
+    faultPoint('database-replaced');
     this.loaded = identityOf(this.file);
-    // The database now holds what the journal held. Should this not happen (a crash), the
-    // journal names the database it was for, and is ignored beside this one.
-    fs.rmSync(this.journalFile, { force: true });
-    if (!backedUp) fs.rmSync(this.backupJournalFile, { force: true });
-    faultPoint('journal-merged');
-    this.journal = NO_JOURNAL;
+    this.unsaved = false;
+    if (this.legacyJournal) {
+      // Merged into the database just written: an earlier version's journal, backup and its journal go.
+      for (const old of [this.journalFile, `${this.file}.bak`, `${this.file}.bak.journal`]) fs.rmSync(old, { force: true });
+      this.legacyJournal = undefined;
+    }
   }
 
   /** The ledger's own files, refused when one of them is a link (see persistence/noLinks.ts). */
@@ -234,28 +248,7 @@ export class LedgerFile {
     const folder = path.dirname(this.file);
     if (path.basename(folder) === LEDGER_FOLDER) refuseLink(folder, `the ledger folder ${LEDGER_FOLDER}`);
     refuseLink(this.file, 'the database');
-    refuseLink(this.journalFile, 'its journal');
-    refuseLink(this.backupFile, 'its backup');
-    refuseLink(this.backupJournalFile, 'its backup\'s journal');
     refuseLink(this.lockFile, 'its lock file');
-  }
-
-  /**
-   * Appends `records` to the journal (under the write lock, after `refresh()`): the
-   * database file stays as it is. Returns false when the database must be written whole
-   * instead: there is none yet, or the journal is due to be merged.
-   */
-  private appendJournal(records: JournalRecord[]): boolean {
-    if (!this.loaded || !fs.existsSync(this.file)) return false;
-    const next = appendJournal(this.journalFile, this.loaded, this.journal, records);
-    if (!next) return false;
-    this.journal = next;
-    return true;
-  }
-
-  /** See persistence/restore.ts. */
-  static async restoreBackup(file: string, clock: Clock = systemClock): Promise<{ aside: string | undefined; fromJournal: number }> {
-    return restoreBackup(file, await loadSqlJs(), clock);
   }
 
   close(): void {

@@ -70,11 +70,11 @@ export class OutputFolder {
     }
   }
 
-  write(relative: string, content: string): void {
+  write(relative: string, content: string, options: { durable?: boolean } = {}): void {
     const file = this.resolve(relative);
     // Checked again now: the folder may have become a link since it was opened.
     refuseLink(this.folder, 'the output folder');
-    writeFileInside(this.root, file, content, relative);
+    writeFileInside(this.root, file, content, relative, options);
   }
 
   remove(relative: string): void {

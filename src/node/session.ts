@@ -1,29 +1,31 @@
 /**
  * The one way into a ledger: the CLI (src/cli/commandContext.ts), the MCP server
- * (src/cli/mcp.ts) and the extension (src/extension/ledgers.ts) each open a
- * `LedgerSession` and read and write through it; nothing else opens a LedgerFile.
+ * (src/cli/mcp/ledger.ts), the hook server and the extension (src/extension/ledgers.ts) each
+ * open a `LedgerSession` and read and write through it; nothing else opens a LedgerFile.
  *
- * A session keeps the workspace database (the index: sql.js, src/node/ledgerFile.ts) up
- * to date with the files the team shares before every read and write, without a command
- * in between: another process's write to the database, the Markdown mirror's artifact
- * files (`.context-ledger/artifacts/`, changed by a pull, a checkout, a teammate's edit;
- * src/node/mirrorSync.ts) and the knowledge files the ledger imported (AGENTS.md, rule
- * files, ADRs; src/node/knowledgeRefresh.ts). Each check is by stamps (size and time,
- * then the hash of what changed), so a refresh that finds nothing changed reads no file.
+ * In a workspace the ledger is its files: the artifact files (`.context-ledger/artifacts/`,
+ * one Markdown file per chain; src/node/artifactFiles.ts) and the knowledge files it imported
+ * (AGENTS.md, rule files, ADRs; src/node/knowledgeRefresh.ts). The database (sql.js,
+ * src/node/ledgerFile.ts) is their index plus this machine's own state. Before every read and
+ * write a session brings the index up to date with the files by stamps (size and time, then
+ * the hash of what changed), so a refresh that finds nothing changed reads no file.
  *
- * Writes have one path: the database's lock, the change, the database, then the artifact
- * files of the chains the change touched (only those), so a commit right after carries them.
+ * Writes have one path: under the lock, the files changed since are imported, the change is
+ * applied to the index, the changed chains' files are written (each atomically; a file a
+ * teammate changed meanwhile is never overwritten), then the index is saved. A kill between
+ * the files and the index leaves a file newer than the index, which the next refresh imports.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Artifact, UserError } from '../core/model';
-import type { LedgerStore } from '../core/store';
+import type { FileStamp, LedgerStore } from '../core/store';
+import { FileChangedError, filesChanged, type FolderListing, folderListing, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
+import type { SyncReport } from './artifactFiles';
 import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
 import { LedgerFile } from './ledgerFile';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from './ledgerFolder';
-import { mirrorHasChanges, mirrorHasFiles, mirrorListingKey } from './mirrorState';
-import type { SyncReport } from './mirrorSync';
+import { faultPoint } from './persistence/faultInjection';
 
 export interface SessionOptions {
   /** Where the ledger is searched from (upwards), as the CLI does. */
@@ -78,8 +80,12 @@ export class LedgerSession {
   /** The knowledge files' stamps as last checked (undefined: read them from their file first). */
   private knowledge: KnowledgeStamps | undefined;
   private closed = false;
-  /** The artifact files as this session's last sync left them (see mirrorListingKey). */
-  private lastSynced: string | undefined;
+  /** The artifact files as this session's last import left them (see listingKey). */
+  private lastImported: string | undefined;
+  /** The index's file stamps, read once per loaded store (cleared by every write). */
+  private stamps: { store: LedgerStore; map: Map<string, FileStamp> } | undefined;
+  /** While a write runs: the chains its refreshes brought in from the files (a change there is a teammate's). */
+  private importedDuringWrite: Set<string> | undefined;
 
   private constructor(
     private readonly ledger: LedgerFile,
@@ -91,16 +97,28 @@ export class LedgerSession {
     return this.ledger.file;
   }
 
+  /** The artifact files' folder (`.context-ledger/artifacts/` beside the database). */
+  get artifactsFolder(): string {
+    return mirrorFolderOf(this.dbFile);
+  }
+
   /** Finds (or creates) the ledger; on a clone with artifact files and no database, the first refresh builds it from them. */
   static async open(options: SessionOptions): Promise<LedgerSession> {
     const location = ledgerLocation(options.cwd, options.dbFile);
     const { file } = location;
     const shared = isWorkspaceLedger(file);
     const fresh = shared && (options.followMirror?.() ?? true) && !fs.existsSync(file) && mirrorHasFiles(file);
-    if (fresh) options.say?.(`building the ledger from the Markdown mirror in ${path.relative(options.cwd, mirrorFolderOf(file)) || '.'}…`);
+    if (fresh) options.say?.(`building the ledger's index from its artifact files in ${path.relative(options.cwd, mirrorFolderOf(file)) || '.'}…`);
     const create = options.create === true || fresh;
     const creating = create && !fs.existsSync(file);
-    const ledger = await LedgerFile.open(file, { create, createFolder: create && mayCreateFolder(location), ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}) });
+    const ledger = await LedgerFile.open(file, {
+      create,
+      createFolder: create && mayCreateFolder(location),
+      // Outside a workspace the database is all there is: each save reaches the disk.
+      durable: !shared,
+      ...(options.say ? { say: options.say } : {}),
+      ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+    });
     // A new ledger's folder says at once what git should keep of it (the artifact files) and not (the database).
     if (creating && shared) ensureLedgerGitignore(path.dirname(file));
     return new LedgerSession(ledger, shared ? path.dirname(path.dirname(file)) : location.workspace, options);
@@ -127,31 +145,65 @@ export class LedgerSession {
     });
   }
 
-  /** The one write path: refresh, then under the lock apply `fn`, save, and write the artifact files of the chains it changed. */
+  /**
+   * The one write path: refresh, then under the lock apply `fn`, write the files of the
+   * chains it changed, and save the index. A chain whose file a teammate changed since this
+   * session read it is not written over: the change is refused with a UserError naming the
+   * file, whose text is imported.
+   */
   write<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     return this.exclusive(async () => {
-      await this.refreshNow();
-      return await this.writeNow(fn);
+      this.importedDuringWrite = new Set();
+      try {
+        await this.refreshNow();
+        return await this.writeNow(fn);
+      } finally {
+        this.importedDuringWrite = undefined;
+      }
     });
   }
 
   /**
-   * `context-ledger sync` and **Sync Markdown Mirror**: the artifact files and the index
-   * both ways, now (src/node/mirrorSync.ts); `dir` another folder of artifact files.
+   * `context-ledger sync` and **Sync Markdown Mirror**: imports the artifact files now, and
+   * writes the file of any chain that has none (src/node/artifactFiles.ts).
    */
-  syncFiles(options: { dir?: string } = {}): Promise<SyncReport> {
+  syncFiles(): Promise<SyncReport> {
     return this.exclusive(async () => {
       this.ledger.refresh();
-      const { syncMirror } = await import('./mirrorSync.js');
-      return syncMirror({ dbFile: this.dbFile, ...options, write: (fn, after) => this.ledger.write(fn, after) });
+      const { importFiles, writeMissingFiles } = await import('./artifactFiles.js');
+      const dir = this.artifactsFolder;
+      const report = await this.ledger.write(async (store) => {
+        if (this.needsMigration()) await this.migrate(store);
+        const imported = importFiles(store, dir);
+        imported.written.push(...writeMissingFiles(store, dir));
+        this.ledger.markUnsaved();
+        return imported;
+      });
+      this.stamps = undefined;
+      this.lastImported = listingKey(dir);
+      return report;
     });
   }
 
-  /** Keeps one side of a chain in conflict and writes its file clean (`context-ledger resolve`, **Resolve…**). */
-  resolveConflict(chainId: string, keep: 'mine' | 'theirs'): Promise<Artifact> {
+  /** The artifact files git left with conflict markers (`context-ledger resolve`, the Artifacts view). */
+  conflicts(): Promise<MirrorConflict[]> {
+    return this.read(async (store) => {
+      if (!this.follows(this.options.followMirror)) return [];
+      const { markerConflicts } = await import('./artifactFiles.js');
+      return markerConflicts(store, this.artifactsFolder);
+    });
+  }
+
+  /** Keeps one side of a file with git's conflict markers and writes it clean (`context-ledger resolve`, **Resolve…**). */
+  resolveConflict(ref: string, keep: 'mine' | 'theirs'): Promise<Artifact> {
     return this.exclusive(async () => {
-      const { resolveMirrorConflict } = await import('./mirrorSync.js');
-      return resolveMirrorConflict({ dbFile: this.dbFile, chainId, keep, write: (fn, after) => this.ledger.write(fn, after) });
+      const { resolveMarkers } = await import('./artifactFiles.js');
+      const kept = await this.ledger.write((store) => {
+        this.ledger.markUnsaved();
+        return resolveMarkers(store, this.artifactsFolder, ref, keep);
+      });
+      this.stamps = undefined;
+      return kept;
     });
   }
 
@@ -169,84 +221,107 @@ export class LedgerSession {
     return isWorkspaceLedger(this.dbFile) && (option?.() ?? true);
   }
 
+  private fileStamps(): Map<string, FileStamp> {
+    const store = this.ledger.store;
+    if (this.stamps?.store !== store) this.stamps = { store, map: store.fileStamps() };
+    return this.stamps.map;
+  }
+
+  /** An earlier version's layout (sync.json, an unmerged journal) is still there: migrate before anything else. */
+  private needsMigration(): boolean {
+    return this.ledger.hasLegacyJournal || hasLegacyState(this.dbFile);
+  }
+
+  /** See src/node/legacyLedger.ts; the caller holds the lock. */
+  private async migrate(store: LedgerStore): Promise<void> {
+    const { migrateLegacyState } = await import('./legacyLedger.js');
+    const written = hasLegacyState(this.dbFile) ? migrateLegacyState(store, this.dbFile, this.artifactsFolder) : [];
+    if (written.length > 0) this.say(`migrated the ledger to files first: wrote ${written.length} artifact file${written.length === 1 ? '' : 's'} the database was ahead of.`);
+    this.ledger.markUnsaved();
+  }
+
   private async refreshNow(): Promise<boolean> {
     let changed = this.ledger.refresh();
-    if (this.follows(this.options.followMirror) && mirrorHasChanges(this.dbFile) && mirrorListingKey(this.dbFile) !== this.lastSynced) {
-      changed = (await this.followMirror()) || changed;
-      this.lastSynced = mirrorListingKey(this.dbFile);
+    if (this.follows(this.options.followMirror)) {
+      const dir = this.artifactsFolder;
+      if (this.needsMigration()) {
+        changed = (await this.importNow(true)) || changed;
+      } else {
+        const listing = folderListing(dir);
+        if (listing?.key !== this.lastImported && filesChanged(this.fileStamps(), listing)) changed = (await this.importNow(false, listing)) || changed;
+        else this.lastImported = listing?.key;
+      }
     }
     if (this.follows(this.options.followKnowledge)) changed = (await this.followKnowledge()) || changed;
     if (changed) this.options.onExternalChange?.();
     return changed;
   }
 
+  /** Imports what the artifact files got (a pull, a teammate's edit) under the lock; says what it found, never fails the caller. */
+  private async importNow(migrating: boolean, listing?: FolderListing): Promise<boolean> {
+    const listedWith = this.ledger.store;
+    const { importFiles, writeMissingFiles } = await import('./artifactFiles.js');
+    const dir = this.artifactsFolder;
+    try {
+      const report = await this.ledger.write(async (store) => {
+        if (migrating) await this.migrate(store);
+        // The refresh's listing holds only while no other writer saved the index since (its files would look deleted).
+        const imported = importFiles(store, dir, this.importedDuringWrite, store === listedWith ? listing : undefined);
+        // A new index (a clone, a database moved aside) or a migrated one: every chain has its file.
+        if (migrating || store.fileStamps().size === 0) imported.written.push(...writeMissingFiles(store, dir));
+        this.ledger.markUnsaved();
+        return imported;
+      });
+      this.stamps = undefined;
+      // Files written (ids given to new files) changed the folder; else it is as listed.
+      this.lastImported = listing && report.written.length === 0 ? listing.key : listingKey(dir);
+      const pulled = report.added.length + report.updated.length + report.archived.length;
+      if (pulled > 0) this.say(`from the artifact files: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
+      for (const c of report.conflicts) this.say(`CONFLICT ${c.path}: ${c.note}`);
+      for (const p of report.problems.slice(0, 10)) this.say(`artifact file ${p.path} skipped: ${p.message}`);
+      return pulled > 0 || report.written.length > 0;
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      this.say(`the artifact files were not read: ${error.message}`);
+      return false;
+    }
+  }
+
   private async writeNow<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
-    let chains: string[] = [];
-    let needsSync = false;
-    const result = await this.ledger.write(
-      async (store) => {
-        // What the lock's refresh replayed (another process's writes) is that process's to mirror.
+    const files = this.follows(this.options.followMirror) ? this.artifactsFolder : undefined;
+    const imported = this.importedDuringWrite ?? new Set<string>();
+    try {
+      return await this.ledger.write(async (store) => {
+        // Files changed since the refresh by a writer that takes no lock (git, an editor) are caught
+        // where it matters: writeChainFiles refuses to write over a file not as the index read it.
         store.takeChangedChains();
         const value = await fn(store);
-        chains = store.takeChangedChains();
+        const chains = store.takeChangedChains();
+        if (files !== undefined && chains.length > 0) {
+          const { writeChainFiles } = await import('./artifactFiles.js');
+          const clash = chains.find((c) => imported.has(c));
+          if (clash !== undefined) {
+            const stamp = [...store.fileStamps().values()].find((s) => s.chainId === clash);
+            throw new FileChangedError(path.join(files, stamp?.path ?? clash), clash);
+          }
+          faultPoint('files-before');
+          writeChainFiles(store, files, chains);
+          faultPoint('files-written');
+          this.ledger.markUnsaved();
+        }
         return value;
-      },
-      // The changed chains' files, under the same lock as the database they follow.
-      async () => {
-        if (chains.length > 0 && this.follows(this.options.followMirror)) needsSync = await this.writeArtifactFiles(chains);
-      },
-    );
-    if (needsSync) await this.syncWhole();
-    return result;
+      });
+    } catch (error) {
+      // The store went back to what is on disk; a file changed under the lock is imported now, so the writer sees it.
+      if (files !== undefined && error instanceof FileChangedError) await this.importNow(false);
+      throw error;
+    } finally {
+      this.stamps = undefined;
+    }
   }
 
   private say(text: string): void {
     this.options.say?.(text);
-  }
-
-  /**
-   * The changed chains' files (the caller holds the lock and saved the store). Returns
-   * whether the mirror needs a whole sync first (no sync recorded it yet). What goes wrong
-   * is said and never fails the write.
-   */
-  private async writeArtifactFiles(chainIds: string[]): Promise<boolean> {
-    // Loaded on use, as everything that parses or renders Markdown: a command that changes no artifact never loads it.
-    const { mirrorChainsLocked } = await import('./mirrorSync.js');
-    try {
-      return mirrorChainsLocked(this.ledger.store, { dbFile: this.dbFile, chainIds }).needsSync;
-    } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      this.say(`the Markdown mirror was not written: ${error.message}`);
-      return false;
-    }
-  }
-
-  private async syncWhole(): Promise<void> {
-    const { syncMirror } = await import('./mirrorSync.js');
-    try {
-      await syncMirror({ dbFile: this.dbFile, auto: true, write: (f, after) => this.ledger.write(f, after) });
-    } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      this.say(`the Markdown mirror was not written: ${error.message}`);
-    }
-  }
-
-  /** Imports what the artifact files got from git since the last look; says what it found, never fails the caller. */
-  private async followMirror(): Promise<boolean> {
-    const { syncMirror } = await import('./mirrorSync.js');
-    try {
-      const report = await syncMirror({ dbFile: this.dbFile, auto: true, write: (fn, after) => this.ledger.write(fn, after) });
-      const pulled = report.added.length + report.updated.length + report.archived.length;
-      if (pulled > 0) this.say(`from the Markdown mirror: ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
-      for (const c of report.conflicts) this.say(`CONFLICT ${c.path}: ${c.note}`);
-      for (const p of report.problems.slice(0, 10)) this.say(`mirror file ${p.path} skipped: ${p.message}`);
-      // A conflict alone changes nothing in the ledger (its versions were imported when it was found).
-      return pulled > 0;
-    } catch (error) {
-      if (!(error instanceof UserError)) throw error;
-      this.say(`the Markdown mirror was not synced: ${error.message}`);
-      return false;
-    }
   }
 
   private get stampFile(): string {

@@ -287,18 +287,20 @@ report(`\`list\`, cold start, ${ARTIFACTS.toLocaleString('en')} artifacts`, repe
 let n = 0;
 report(`one \`add\` on ${ARTIFACTS.toLocaleString('en')} artifacts (open, write, persist)`,
   repeat(RUNS, () => run(['add', '--db', big, '--type', 'note', '--title', `bench add ${n++}`, '--body', 'one more'])), '< 300 ms');
-// The same in a workspace ledger with its Markdown mirror (one file per artifact): the command
-// stats the mirror for a teammate's changes first, then writes the one file the add changed.
+// The same in a workspace ledger, where the artifact files are the ledger (one file per artifact)
+// and the database their index: the command stats the files for a teammate's changes first,
+// writes the one file the add changed, then saves the index.
 const shared = path.join(work, 'shared');
 fs.mkdirSync(path.join(shared, '.context-ledger'), { recursive: true });
 fs.copyFileSync(big, path.join(shared, '.context-ledger', 'ledger.db'));
-if (fs.existsSync(`${big}.journal`)) fs.copyFileSync(`${big}.journal`, path.join(shared, '.context-ledger', 'ledger.db.journal'));
-report(`\`sync\`: the first Markdown mirror of ${ARTIFACTS.toLocaleString('en')} artifacts`, run(['sync'], { cwd: shared }));
-report(`one \`add\` on ${ARTIFACTS.toLocaleString('en')} artifacts with their Markdown mirror`,
+report(`\`sync\`: the artifact files of ${ARTIFACTS.toLocaleString('en')} artifacts written from a database that had none`, run(['sync'], { cwd: shared }));
+report(`one \`add\` on ${ARTIFACTS.toLocaleString('en')} artifacts with their artifact files`,
   repeat(RUNS, () => run(['add', '--type', 'note', '--title', `bench mirrored add ${n++}`, '--body', 'one more'], { cwd: shared })), '< 300 ms');
 
 // Issue 42: each figure of the ledger session beside its floor, measured here: a process that
 // loads sql.js and reads the index (floor.cjs), and the same plus parsing the files a pull changed.
+// A CLI command also loads the CLI bundle: \`--version\` measures that alone.
+report('CLI floor: a CLI process that does nothing (`--version`)', repeat(RUNS, () => run(['--version'])));
 const sharedDb = path.join(shared, '.context-ledger', 'ledger.db');
 const artifactFiles = path.join(shared, '.context-ledger', 'artifacts');
 const floor = repeat(RUNS, () => run([sharedDb], { script: floorScript }));

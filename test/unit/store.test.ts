@@ -211,7 +211,7 @@ describe('schema', () => {
   test('a new database is migrated; reopening its bytes keeps the data', async () => {
     const sql = await loadSqlJs();
     const store = LedgerStore.open(sql);
-    assert.equal(store.schemaVersion, 1);
+    assert.equal(store.schemaVersion, 2);
     store.createArtifact({ id: 'keep', type: 'note', title: 'K', body: 'k' });
     const reopened = LedgerStore.open(sql, store.export());
     assert.equal(reopened.getArtifact('keep')?.title, 'K');

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { LedgerAccess } from '../../core/agentTools';
 import { UserError } from '../../core/model';
 import { defaultDatabasePath } from '../../node/files';
-import { mirrorHasFiles } from '../../node/mirrorState';
+import { mirrorHasFiles } from '../../node/artifactFolder';
 import { LedgerSession } from '../../node/session';
 import { readWorkspaceSetting } from '../../node/workspaceSettings';
 

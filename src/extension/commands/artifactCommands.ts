@@ -5,7 +5,7 @@ import { fieldsOf } from '../artifactFields';
 import { DEFAULT_FILTER, TYPE_DESCRIPTIONS, TYPE_ICONS, TYPE_LABELS } from '../artifactTreeModel';
 import { COMMANDS } from '../ids';
 import type { LedgerChangeKind } from '../ledgers';
-import type { MirrorConflict } from '../../node/mirrorState';
+import type { MirrorConflict } from '../../node/artifactFolder';
 import type { Services } from '../services';
 import type { ArtifactTreeNode } from '../views/artifactTree';
 import { artifactArg, artifactPickItem, type ArtifactPick, isVersionNode, type CommandTable, requireFolder } from './common';

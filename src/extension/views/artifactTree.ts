@@ -26,7 +26,7 @@ import { COMMANDS, CONTEXT_KEYS, TREE_ITEM_KINDS, VIEWS } from '../ids';
 import type { LedgerRegistry } from '../ledgers';
 import type { Logger } from '../logger';
 import type { MirrorFollower } from '../mirrorFollower';
-import type { MirrorConflict } from '../../node/mirrorState';
+import type { MirrorConflict } from '../../node/artifactFolder';
 
 export type ArtifactTreeNode =
   | { kind: 'folder'; folder: vscode.WorkspaceFolder }

@@ -12,7 +12,7 @@ import { type ConfigChange, INSTALLED_EVENTS, installHooks, isLedgerHook, uninst
 import { UserError } from '../../core/model';
 import { defaultDatabasePath } from '../files';
 import { excludeFromGit } from '../git';
-import { mirrorHasFiles } from '../mirrorState';
+import { mirrorHasFiles } from '../artifactFolder';
 
 /**
  * How long each agent lets the hook command run, in its own unit (Claude Code and Codex:

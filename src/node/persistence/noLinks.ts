@@ -1,6 +1,6 @@
 /**
  * The ledger's own files are never reached through a link: a cloned repository can ship
- * `.context-ledger/ledger.db.journal` (or the backup, the inbox, ...) as a symbolic link
+ * `.context-ledger/ledger.db.lock` (or an artifact file, the inbox, ...) as a symbolic link
  * to a file elsewhere, and writing it would write there. Such a part is refused, naming
  * the link, before anything is written.
  */

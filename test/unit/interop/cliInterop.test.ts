@@ -110,12 +110,13 @@ describe('import --from, export --to, sync, which (CLI on real folders and datab
     write(ws.dir, 'docs/adr/0002-move-to-postgres.md', ADR_2);
     write(ws.dir, '.github/instructions/api.instructions.md', '---\napplyTo: "src/api/**"\n---\n# API\n\nValidate every input with zod.\n');
     assert.equal(ws.run(['import-folder']).code, 0);
-    const mirror = path.join(tempDir(), 'mirror');
-    assert.equal(ws.run(['sync', '--dir', mirror]).code, 0);
+    // A fresh clone: the workspace's files (the artifact files, the knowledge files they link) and no database.
     const second = tempDir();
-    const result = cli(['sync', '--db', path.join(second, 'ledger.db'), '--dir', mirror], { cwd: second });
+    fs.cpSync(ws.dir, second, { recursive: true });
+    for (const local of fs.readdirSync(path.join(second, '.context-ledger'))) if (local.startsWith('ledger.db')) fs.rmSync(path.join(second, '.context-ledger', local));
+    const result = cli(['sync'], { cwd: second });
     assert.equal(result.code, 0, result.stdout + result.stderr);
-    const fromMirror = rowsOf(['--db', path.join(second, 'ledger.db')], second);
+    const fromMirror = rowsOf([], second);
     assert.deepEqual(comparable(fromMirror), comparable(ws.list()));
     // Rule files exported from it are marked generated and never imported back as knowledge.
     assert.equal(ws.run(['export', '--to', 'copilot']).code, 0);
@@ -257,12 +258,16 @@ describe('import --from, export --to, sync, which (CLI on real folders and datab
     assert.equal(ws.run(['sync']).code, 0, 'resolved: the next sync is clean');
     assert.equal(ws.run(['resolve']).stdout.trim(), 'No conflicts.');
 
-    // Deleted in the file, then changed in the ledger: the command sees the deletion first (archived), then the
-    // edit, which writes the file again.
+    // Deleted in the file, then changed in the ledger: the command sees the deletion first (archived) and tells the
+    // writer, whose edit was made without knowing; made again, it writes the file again.
     fs.rmSync(path.join(A, 'convention/tabs-never.md'));
+    const told = ws.run(['update', 'c1', '--body', 'Three spaces?']);
+    assert.equal(told.code, 1);
+    assert.match(told.stderr, /from the artifact files: 0 added, 0 updated, 1 archived/);
+    assert.match(told.stderr, /tabs-never\.md was changed or deleted on disk/);
+    assert.ok(!fs.existsSync(path.join(A, 'convention/tabs-never.md')), 'nothing written over the deletion');
     const edited = ws.run(['update', 'c1', '--body', 'Three spaces?']);
     assert.equal(edited.code, 0, edited.stderr);
-    assert.match(edited.stderr, /from the Markdown mirror: 0 added, 0 updated, 1 archived/);
     assert.match(fs.readFileSync(path.join(A, 'convention/tabs-never.md'), 'utf8'), /Three spaces\?[^]*|status: "archived"/);
     assert.equal(ws.list().find((r) => r.chainId === 'c1')!.status, 'archived');
 
@@ -381,9 +386,10 @@ describe('import --from, export --to, sync, which (CLI on real folders and datab
     assert.equal(ws.run(['sync']).code, 0);
     assert.equal(ws.run(['sync', '--format', 'json']).code, 0);
     const fresh = tempDir();
-    const back = cli(['sync', '--db', path.join(fresh, 'l.db'), '--dir', path.join(ws.dir, '.context-ledger', 'artifacts')], { cwd: fresh });
+    fs.cpSync(path.join(ws.dir, '.context-ledger', 'artifacts'), path.join(fresh, '.context-ledger', 'artifacts'), { recursive: true });
+    const back = cli(['sync'], { cwd: fresh });
     assert.equal(back.code, 0, back.stdout);
-    assert.equal(jsonOf<Row[]>(cli(['list', '--db', path.join(fresh, 'l.db'), '--format', 'json'])).length, count);
+    assert.equal(jsonOf<Row[]>(cli(['list', '--format', 'json'], { cwd: fresh })).length, count);
     assert.equal(ws.run(['which', 'subcog-repo/src/main.rs']).code, 0);
   });
 });

@@ -68,7 +68,7 @@ describe('two clones share the ledger through git', () => {
     assert.ok(!fs.existsSync(path.join(b.dir, '.context-ledger', 'ledger.db')));
     const first = ok(b.run(['build', '--task-title', 'sqlite file', '--budget', '2000']));
     assert.match(first.stdout, /One file\./);
-    assert.match(first.stderr, /building the ledger from the Markdown mirror/);
+    assert.match(first.stderr, /building the ledger's index from its artifact files/);
     assert.equal(git(b.dir, ['status', '--porcelain']), '', 'building from the mirror leaves the clone clean');
 
     // A edits and supersedes, and pushes.

@@ -1,7 +1,7 @@
 /**
- * Issue 42: a hard link at `ledger.db.journal` (a name in the ledger's folder for a file
- * outside the workspace, as a cloned repository or another user can leave) is never
- * truncated or written: the real CLI, real files, a logged build and an add.
+ * Issue 42: a hard link in the ledger's folder (a name for a file outside the workspace, as a
+ * cloned repository or another user can leave) is never written through: at the database, at
+ * an artifact file, and at an earlier version's journal name. The real CLI, real files.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -10,30 +10,41 @@ import { describe, it } from 'node:test';
 import { cli, tempDir } from '../helpers';
 import { ok } from './shared';
 
-describe('hard links beside the database', () => {
-  it('a journal name hard-linked to a file outside the workspace: builds and adds work, the outside file keeps every byte', () => {
-    const workspace = tempDir('ledger-hardlink-');
-    const outside = path.join(tempDir('ledger-hardlink-outside-'), 'notes.txt');
-    const secret = 'Someone else\'s notes — ünïcode, 日本語\n'.repeat(50);
-    fs.writeFileSync(outside, secret);
-    ok(cli(['add', '--type', 'decision', '--title', 'Webhooks are idempotent', '--body', 'Key on the event id.'], { cwd: workspace }));
-    const journal = path.join(workspace, '.context-ledger', 'ledger.db.journal');
-    fs.rmSync(journal, { force: true });
-    fs.linkSync(outside, journal);
+function outsideFile(): { file: string; text: string } {
+  const file = path.join(tempDir('ledger-hardlink-outside-'), 'notes.txt');
+  const text = 'Someone else\'s notes — ünïcode, 日本語\n'.repeat(50);
+  fs.writeFileSync(file, text);
+  return { file, text };
+}
 
-    // A logged build starts a journal; an add appends to one.
+describe('hard links in the ledger folder', () => {
+  it('the database, an artifact file and a journal name hard-linked outside: builds, adds and updates work, the outside files keep every byte', () => {
+    const workspace = tempDir('ledger-hardlink-');
+    const added = JSON.parse(ok(cli(['add', '--type', 'decision', '--title', 'Webhooks are idempotent', '--body', 'Key on the event id.', '--format', 'json'], { cwd: workspace })).stdout) as { id: string };
+    const folder = path.join(workspace, '.context-ledger');
+
+    // A second name for the database, outside: the next save renames a new file over ledger.db.
+    const dbOutside = path.join(tempDir('ledger-hardlink-db-'), 'copy.db');
+    fs.linkSync(path.join(folder, 'ledger.db'), dbOutside);
+    const dbBefore = fs.readFileSync(dbOutside);
+    // An artifact file whose name is also a file outside.
+    const artifact = path.join(folder, 'artifacts', 'decision', 'webhooks-are-idempotent.md');
+    const artifactOutside = path.join(tempDir('ledger-hardlink-md-'), 'kept.md');
+    fs.linkSync(artifact, artifactOutside);
+    const artifactBefore = fs.readFileSync(artifactOutside);
+    // An earlier version's journal name, linked to someone's file: read at most, never truncated or written.
+    const journal = outsideFile();
+    fs.linkSync(journal.file, path.join(folder, 'ledger.db.journal'));
+
     ok(cli(['build', '--task-title', 'Retry the payment webhook', '--budget', '800'], { cwd: workspace }));
     ok(cli(['add', '--type', 'learning', '--title', 'Retries need jitter', '--body', 'Full jitter.'], { cwd: workspace }));
-    assert.equal(fs.readFileSync(outside, 'utf8'), secret, 'the outside file is untouched');
+    ok(cli(['update', added.id, '--body', 'Key on the event id, always.'], { cwd: workspace }));
 
-    // Linked again while the ledger's own journal is in use: appending stops, the database is written whole.
-    assert.ok(fs.existsSync(journal), 'the add went to a journal of its own');
-    const own = fs.readFileSync(journal);
-    fs.linkSync(journal, path.join(path.dirname(outside), 'second-name'));
-    ok(cli(['add', '--type', 'learning', '--title', 'Backoff is capped', '--body', 'At 30 s.'], { cwd: workspace }));
-    assert.deepEqual(fs.readFileSync(path.join(path.dirname(outside), 'second-name')), own, 'the other name keeps the bytes it had');
+    assert.deepEqual(fs.readFileSync(dbOutside), dbBefore, 'the database\'s other name keeps its bytes');
+    assert.deepEqual(fs.readFileSync(artifactOutside), artifactBefore, 'the artifact file\'s other name keeps its bytes');
+    assert.equal(fs.readFileSync(journal.file, 'utf8'), journal.text, 'the journal name\'s file is untouched');
+    assert.match(fs.readFileSync(artifact, 'utf8'), /always\./, 'the artifact file itself has the update');
     const titles = (JSON.parse(ok(cli(['list', '--format', 'json'], { cwd: workspace })).stdout) as Array<{ title: string }>).map((a) => a.title).sort();
-    assert.deepEqual(titles, ['Backoff is capped', 'Retries need jitter', 'Webhooks are idempotent']);
-    assert.equal(fs.readFileSync(outside, 'utf8'), secret);
+    assert.deepEqual(titles, ['Retries need jitter', 'Webhooks are idempotent']);
   });
 });
