@@ -241,6 +241,9 @@ export class LedgerSession {
   }
 
   private async refreshNow(): Promise<boolean> {
+    // The index another process saved can also be loaded by the lock an import takes (that process
+    // wrote the files, then the index, while this one waited): a changed store is a change however it came.
+    const loadedBefore = this.ledger.store;
     let changed = this.ledger.refresh();
     if (this.follows(this.options.followMirror)) {
       const dir = this.artifactsFolder;
@@ -253,6 +256,7 @@ export class LedgerSession {
       }
     }
     if (this.follows(this.options.followKnowledge)) changed = (await this.followKnowledge()) || changed;
+    changed ||= this.ledger.store !== loadedBefore;
     if (changed) this.options.onExternalChange?.();
     return changed;
   }

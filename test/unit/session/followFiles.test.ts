@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { type ArtifactJson, jsonOf } from '../helpers';
+import { type ArtifactJson, jsonOf, tempDir } from '../helpers';
+import { LedgerSession } from '../../../src/node/session';
 import { git, ok, remote, startMcp } from './shared';
 
 describe('the ledger session follows the shared files', () => {
@@ -88,5 +89,30 @@ describe('the ledger session follows the shared files', () => {
     const after = jsonOf<ArtifactJson[]>(ok(b.run(['list', '--format', 'json']))).filter((x) => x.chainId === added.chainId);
     assert.deepEqual(after.map((x) => [x.chainId, x.version]), [[added.chainId, 2]]);
     assert.match(ok(b.run(['show', after[0]!.id])).stdout, /store integer cents with the currency/);
+  });
+});
+
+describe('a refresh that meets another writer at the lock', () => {
+  it('reports the change when the index another process saved is loaded by the lock its import takes (the editor saw the files before the index)', async () => {
+    const dir = tempDir('ledger-lock-refresh-');
+    const writer = await LedgerSession.open({ cwd: dir, create: true });
+    await writer.write((s) => s.createArtifact({ type: 'note', title: 'First', body: 'one' }));
+    let external = 0;
+    const editor = await LedgerSession.open({ cwd: dir, onExternalChange: () => external++ });
+    assert.equal(await editor.read((s) => s.listArtifacts({}).length), 1);
+
+    // The CLI writes the new file, then the index; the editor lists the file while the index on disk
+    // is still the old one, and by the time it holds the lock the new index is there.
+    await writer.write((s) => s.createArtifact({ type: 'note', title: 'Second', body: 'two' }));
+    const ledger = (editor as unknown as { ledger: { refresh(): boolean } }).ledger;
+    const refresh = ledger.refresh.bind(ledger);
+    let first = true;
+    ledger.refresh = () => (first ? ((first = false), false) : refresh());
+
+    assert.equal(await editor.refresh(), true, 'the refresh says the ledger changed');
+    assert.equal(external, 1, 'and the editor is told, so its views and the Inspector show the new artifact');
+    assert.equal(await editor.read((s) => s.listArtifacts({}).length), 2);
+    writer.close();
+    editor.close();
   });
 });
