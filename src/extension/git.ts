@@ -168,7 +168,11 @@ export class GitTracker extends DisposableBase {
     this.watched.add(repo);
     // Fires after the Git extension's own status run: a commit, a checkout, a save that changed the diff.
     this.register(repo.state.onDidChange(() => this.foldersOf(repo).forEach((f) => this.schedule(f))));
-    this.foldersOf(repo).forEach((f) => this.schedule(f));
+    for (const folder of this.foldersOf(repo)) {
+      // Said once per repository: HEAD may already have been read with git, so the next read logs nothing new.
+      this.logger.info(`Git: following ${folder.name} through the Git extension's API.`);
+      this.schedule(folder);
+    }
   }
 
   private foldersOf(repo: GitApiRepository): vscode.WorkspaceFolder[] {

@@ -248,11 +248,12 @@ test('an inbox file appears in Needs Review; a malformed one is moved to rejecte
 
 test('a commit made while a task is active becomes its event, and flags the module memory of the files it changed as possibly stale', async () => {
   const page = wb!.page;
-  // The extension has read HEAD through the Git extension before the commit is made.
+  // The extension follows the repository through the Git extension before the commit is made. Whether
+  // it first read HEAD with git or through the API depends on which finished first after start-up.
   await waitFor(
     async () => Promise.resolve(extensionLogLines(userDataDir)),
-    (lines) => lines.some((l) => /Git: workspace is at [0-9a-f]{8} \(read through the Git extension's API\)/.test(l)),
-    'the extension to read HEAD through the Git extension',
+    (lines) => lines.some((l) => /Git: following workspace through the Git extension's API\./.test(l)),
+    'the extension to follow the repository through the Git extension',
     TIMEOUTS.command,
   );
   await openView(page, 'Artifacts');
