@@ -1,7 +1,7 @@
 // Bundles the extension and the CLI. The CLI is bundled *without* `vscode` marked
 // external, so a stray `vscode` import reaching src/core (or the CLI) fails the build.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { copyFileSync, mkdirSync, chmodSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -30,9 +30,13 @@ const common = {
 mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
 
-// Each tokenizer is ~2.5 MB of rank data: it lives in its own file beside the bundles
-// and is required only when something counts tokens, so start-up never parses it.
+// Each tokenizer is ~2 MB of rank data: it lives in its own files beside the bundles
+// and is required only when something counts tokens, so start-up never parses it. The ranks
+// are gpt-tokenizer's own, written as JSON (src/node/tokenizerFile.ts says why).
 const TOKENIZERS = ['o200k_base', 'cl100k_base'];
+for (const name of TOKENIZERS) {
+  writeFileSync(path.join('dist', `tokenizer-${name}.json`), JSON.stringify(require(`gpt-tokenizer/bpeRanks/${name}`).default));
+}
 const tokenizerFiles = {
   name: 'tokenizer-files',
   setup(build) {
@@ -98,10 +102,15 @@ const builds = [
   ...vendorBuilds,
   // The Context Inspector webview: a browser bundle with only the vscode-elements it imports.
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['src/webview/inspector/main.ts'], outfile: 'dist/webview/inspector.js' },
+  // Each tokenizer: gpt-tokenizer's encoder (src/node/tokenizerFile.ts) and its rank table as JSON.
   ...TOKENIZERS.map((name) => ({
     ...common,
     sourcemap: false,
-    entryPoints: [require.resolve(`gpt-tokenizer/encoding/${name}`)],
+    stdin: {
+      contents: `import { encodingFromFile } from './src/node/tokenizerFile';\nexport const { countTokens, encode } = encodingFromFile(${JSON.stringify(name)}, __dirname);\n`,
+      resolveDir: '.',
+      loader: 'ts',
+    },
     outfile: `dist/tokenizer-${name}.js`,
   })),
 ];

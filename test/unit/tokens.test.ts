@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { contentHash, estimateTokens, hasLongRun, TokenCounter } from '../../src/core/tokens';
-import { memoryStore } from './helpers';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { memoryStore, ROOT } from './helpers';
+
+interface CountingEncoding {
+  countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
+  encode(text: string, options?: { disallowedSpecial?: Set<string> }): number[];
+}
 
 describe('token counts', () => {
   test('o200k_base and cl100k_base give exact, different counts', async () => {
@@ -80,6 +87,37 @@ describe('token counts', () => {
     assert.equal(hasLongRun('🚀'.repeat(400)), false);
     assert.equal(hasLongRun('🚀'.repeat(401)), true);
     assert.equal(hasLongRun(`${'x'.repeat(400)}\u3000${'y'.repeat(400)}`), false);
+  });
+
+  test('the shipped tokenizer files (rank tables as JSON) give exactly the tokens and counts of gpt-tokenizer', () => {
+    // What the extension, the CLI and the MCP server load (dist/, by `npm run build`) beside the package's own encoders.
+    const texts = [
+      fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'),
+      fs.readFileSync(path.join(ROOT, 'sample', 'knowledge.jsonl'), 'utf8'),
+      '日本語のテキストと emoji 🚀🚀, Ελληνικά, العربية, עברית, हिन्दी, 한국어 — and combining é (e\u0301)',
+      'before <|endoftext|> after <|im_start|>system<|im_sep|> <|fim_prefix|>',
+      '\u0000\u0001\uFFFD\uD800 lone surrogate \r\n\t  trailing   ',
+      'x'.repeat(2000),
+    ];
+    let seed = 11;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (let i = 0; i < 200; i++) {
+      let text = '';
+      for (let j = random(300); j > 0; j--) text += String.fromCodePoint(random(4) === 0 ? 0x20 : random(3) === 0 ? 0x3000 + random(0x6000) : 0x21 + random(0x250));
+      texts.push(text);
+    }
+    const asText = { disallowedSpecial: new Set<string>() };
+    for (const name of ['o200k_base', 'cl100k_base']) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const shipped = require(path.join(ROOT, 'dist', `tokenizer-${name}.js`)) as CountingEncoding;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const original = require(`gpt-tokenizer/encoding/${name}`) as CountingEncoding;
+      for (const text of texts) {
+        const what = `${name}: ${JSON.stringify(text.slice(0, 60))}`;
+        assert.deepEqual(shipped.encode(text, asText), original.encode(text, asText), what);
+        assert.equal(shipped.countTokens(text, asText), original.countTokens(text, asText), what);
+      }
+    }
   });
 
   test('the chars/4 estimate is there for comparison', () => {
