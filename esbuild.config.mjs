@@ -1,7 +1,7 @@
 // Bundles the extension and the CLI. The CLI is bundled *without* `vscode` marked
 // external, so a stray `vscode` import reaching src/core (or the CLI) fails the build.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -114,6 +114,25 @@ const builds = [
     outfile: `dist/tokenizer-${name}.js`,
   })),
 ];
+
+/**
+ * Writes the generated parts of package.json's `contributes` (src/extension/manifestContributions.ts):
+ * bundled and run here, so the manifest `vsce package` reads is the code's own.
+ */
+async function generateManifest() {
+  const { outputFiles } = await esbuild.build({ ...common, minify: false, sourcemap: false, entryPoints: ['src/extension/manifestContributions.ts'], write: false, outfile: 'manifest.js' });
+  const loaded = { exports: {} };
+  new Function('module', 'exports', 'require', outputFiles[0].text)(loaded, loaded.exports, require);
+  const before = readFileSync('package.json', 'utf8');
+  const manifest = JSON.parse(before);
+  Object.assign(manifest.contributes, loaded.exports.generatedContributes());
+  const after = `${JSON.stringify(manifest, null, 2)}\n`;
+  if (after !== before) {
+    writeFileSync('package.json', after);
+    console.log('package.json: contributes regenerated from the code (src/extension/manifestContributions.ts); commit the change.');
+  }
+}
+await generateManifest();
 
 if (watch) {
   for (const options of builds) await (await esbuild.context(options)).watch();
