@@ -43,7 +43,7 @@ interface Snapshot {
   tokens: Map<string, number>;
 }
 
-/** Loads token counters in the background; the tree shows counts once one is ready. */
+/** Token counters, handed out after the first render; the tree shows counts once one is ready. */
 class BackgroundCounters {
   private readonly counters = new Map<LedgerStore, Map<TokenizerName, TokenCounter | Promise<void>>>();
 
@@ -58,9 +58,11 @@ class BackgroundCounters {
     const known = byName.get(tokenizer);
     if (known instanceof TokenCounter) return known;
     if (!known) {
+      // Lazy: the tokenizer loads only for a count the ledger has not cached (most are, by content hash).
+      const counter = TokenCounter.lazy(tokenizer, store);
       byName.set(
         tokenizer,
-        TokenCounter.load(tokenizer, store).then((counter) => {
+        Promise.resolve().then(() => {
           byName.set(tokenizer, counter);
           this.onReady();
         }),
