@@ -55,17 +55,23 @@ const tokenizerFiles = {
 // `build` (and the extension's activation) do not parse ~1.5 MB they never run. The modules that import them are reached only through
 // `import()` in src/cli (esbuild then defers their top-level code), and each import of a
 // library below becomes `require('./vendor-<chunk>.js')[<specifier>]`, read on first use.
+// zod has its own file: the ledger's side (the tools' schemas, in the extension host and in the MCP server's
+// ledger thread) needs it without the MCP SDK, which imports the same zod file (one zod in any process).
 const VENDOR_CHUNKS = {
-  agent: ['zod', '@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'],
+  zod: ['zod', 'zod/v4'],
+  agent: ['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio'],
   formats: ['yaml', 'marked'],
   // Reading and editing JSON with comments: the MCP server's workspace settings, `hooks install`.
   settings: ['jsonc-parser'],
 };
 const vendorOf = new Map(Object.entries(VENDOR_CHUNKS).flatMap(([chunk, specifiers]) => specifiers.map((s) => [s, chunk])));
-const vendorFiles = {
+/** Resolves each vendor library to its file; `own` (a vendor chunk's build) bundles its own libraries instead. */
+const vendorFilesExcept = (own) => ({
   name: 'vendor-files',
   setup(build) {
     build.onResolve({ filter: /^(zod|yaml|marked|jsonc-parser|@modelcontextprotocol\/(sdk|server))(\/|$)/ }, (args) => {
+      if (own && vendorOf.get(args.path) === own) return undefined;
+      if (own && !vendorOf.has(args.path)) return undefined;
       if (!vendorOf.has(args.path)) {
         return { errors: [{ text: `"${args.path}" is not in a vendor chunk: add it to VENDOR_CHUNKS in esbuild.config.mjs.` }] };
       }
@@ -77,7 +83,8 @@ const vendorFiles = {
       loader: 'js',
     }));
   },
-};
+});
+const vendorFiles = vendorFilesExcept(undefined);
 const vendorBuilds = Object.entries(VENDOR_CHUNKS).map(([chunk, specifiers]) => ({
   ...common,
   sourcemap: false,
@@ -89,6 +96,7 @@ const vendorBuilds = Object.entries(VENDOR_CHUNKS).map(([chunk, specifiers]) => 
     resolveDir: '.',
   },
   outfile: `dist/vendor-${chunk}.js`,
+  plugins: [vendorFilesExcept(chunk)],
 }));
 
 const builds = [
