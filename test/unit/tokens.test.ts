@@ -107,6 +107,9 @@ describe('token counts', () => {
       texts.push(text);
     }
     const asText = { disallowedSpecial: new Set<string>() };
+    // The extension's package keeps them (.vscodeignore is an allow-list).
+    const kept = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8').split('\n');
+    assert.ok(kept.includes('!dist/tokenizer-*.js') && kept.includes('!dist/tokenizer-*.json'), '.vscodeignore keeps the tokenizer files');
     for (const name of ['o200k_base', 'cl100k_base']) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const shipped = require(path.join(ROOT, 'dist', `tokenizer-${name}.js`)) as CountingEncoding;
