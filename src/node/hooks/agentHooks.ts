@@ -51,6 +51,11 @@ export interface HookChange {
   shared: boolean;
   /** The command that runs the hook client, before `hook <event> --agent <agent>` (shell words, quoted). */
   runner: string;
+  /**
+   * A file the runner needs that may go away (the VS Code extension's copy of the hook client,
+   * removed with the extension): the command checks it is there first and otherwise does nothing.
+   */
+  guard?: string;
 }
 
 export interface HookChangeReport {
@@ -69,10 +74,11 @@ export function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-function hookCommandLine(runner: string, agent: HookAgent, event: string, shared: boolean): string {
-  const line = `${runner} hook ${event} --agent ${agent}`;
+function hookCommandLine(change: HookChange, event: string): string {
+  const line = `${change.runner} hook ${event} --agent ${change.agent}`;
   // A teammate without the CLI on PATH: the hook does nothing, silently, instead of an error in every session.
-  return shared ? `command -v context-ledger >/dev/null 2>&1 && ${line} || true` : line;
+  if (change.shared) return `command -v context-ledger >/dev/null 2>&1 && ${line} || true`;
+  return change.guard === undefined ? line : `[ -f ${shellQuote(change.guard)} ] && ${line} || true`;
 }
 
 /** Refuses to follow a link out of the workspace for the file it writes. */
@@ -119,7 +125,7 @@ export function changeAgentHooks(workspace: string, change: HookChange): HookCha
         before,
         relative,
         agent,
-        entries.map((e) => ({ ...e, command: hookCommandLine(change.runner, agent, e.event, shared), timeout: AGENT_TIMEOUT[agent] ?? 10 })),
+        entries.map((e) => ({ ...e, command: hookCommandLine(change, e.event), timeout: AGENT_TIMEOUT[agent] ?? 10 })),
       )
     : uninstallHooks(before, relative, agent);
   let excluded = false;
