@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { assembleContext, redactOutgoing } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble/types';
-import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, forgetsAtNextPrompt, hookOutput, writeMoment } from '../core/hooks/agents';
+import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, forgetsAtNextPrompt, hookOutput, writeMoment, writesFile } from '../core/hooks/agents';
 import { cappedParts, nativelyLoaded } from '../core/hooks/nativeLoading';
 import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, forgetTurnContext, hookRequest, newSession } from '../core/hooks/session';
 import { UserError } from '../core/model';
@@ -132,6 +132,9 @@ export async function runHookJob(job: HookJob, read: LedgerReader = withRead): P
   });
   const notes: string[] = [];
   const file = job.payload.filePath === undefined ? undefined : insideWorkspace(workspace, agentCwd, job.payload.filePath);
+  if (job.event === 'pre-write' && !writesFile(job.agent, job.payload.toolName)) {
+    return { output: '', workspace, entry: entry('nothing', { detail: `${job.payload.toolName ?? 'the tool'} writes no file` }) };
+  }
   if (job.event === 'pre-write' && file === undefined) {
     return { output: '', workspace, entry: entry('nothing', { detail: job.payload.filePath === undefined ? 'no file in the payload' : `${job.payload.filePath} is outside the workspace` }) };
   }

@@ -1,6 +1,6 @@
 /**
  * The ledger in an agent CLI's own loop, offered from VS Code: where a trusted workspace has a
- * ledger and an agent's project folder (`.claude/`, `.gemini/`, `.codex/`) without the ledger's
+ * ledger and an agent's project folder (`.claude/`, `.gemini/`, `.codex/`, `.github/hooks/`) without the ledger's
  * hooks, the extension asks once whether to install them; **Context Ledger: Connect Agent
  * Hooks…** does the same on request. Nothing is written without the person's yes, and "Don't
  * Ask Again" is remembered for that folder and agent (workspace state). Installing is the one
@@ -25,6 +25,7 @@ const AGENTS: ReadonlyArray<{ agent: HookAgent; folder: string; name: string }> 
   { agent: 'claude-code', folder: '.claude', name: 'Claude Code' },
   { agent: 'gemini-cli', folder: '.gemini', name: 'Gemini CLI' },
   { agent: 'codex', folder: '.codex', name: 'Codex' },
+  { agent: 'copilot-cli', folder: '.github/hooks', name: 'Copilot CLI' },
 ];
 
 const CONNECT = 'Connect';

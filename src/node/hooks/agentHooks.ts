@@ -19,7 +19,7 @@ import { mirrorHasFiles } from '../artifactFolder';
  * seconds, Gemini CLI: milliseconds): 10 s, far above the hook's own 4 s bound, so the agent
  * never kills it mid-answer.
  */
-const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, codex: 10, 'gemini-cli': 10_000 };
+const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, codex: 10, 'gemini-cli': 10_000, 'copilot-cli': 10 };
 
 /**
  * Where each agent reads project hooks: the person's own file, and the committed one. Gemini
@@ -30,6 +30,8 @@ export const HOOK_CONFIG_FILES: Readonly<Partial<Record<HookAgent, { local: stri
   'claude-code': { local: '.claude/settings.local.json', shared: '.claude/settings.json' },
   'gemini-cli': { local: '.gemini/settings.json', shared: '.gemini/settings.json' },
   codex: { local: '.codex/hooks.json', shared: '.codex/hooks.json' },
+  // Copilot CLI reads every `.github/hooks/*.json`: the ledger's hooks get a file of their own.
+  'copilot-cli': { local: '.github/hooks/context-ledger.json', shared: '.github/hooks/context-ledger.json' },
 };
 
 /**
@@ -39,11 +41,10 @@ export const HOOK_CONFIG_FILES: Readonly<Partial<Record<HookAgent, { local: stri
  */
 export const AFTER_INSTALL: Readonly<Partial<Record<HookAgent, string>>> = {
   codex: "Codex runs them once you trust this project (when Codex asks, or `codex exec --trust` once here) and approve each hook in Codex's /hooks view; until then it skips them.",
+  'copilot-cli': 'Copilot CLI runs a repository’s hooks in a folder you trusted when it asked; `copilot -p` runs them only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.',
 };
 
-export const UNSUPPORTED: Readonly<Partial<Record<HookAgent, string>>> = {
-  'copilot-cli': 'Copilot CLI could not be run against a local model here to check that a hook’s output reaches it (docs/hooks.md)',
-};
+export const UNSUPPORTED: Readonly<Partial<Record<HookAgent, string>>> = {};
 
 export interface HookChange {
   agent: HookAgent;
