@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookAgent } from '../../core/hooks/agents';
+import { type HookAgent, noOutput } from '../../core/hooks/agents';
 import { type ConfigChange, INSTALLED_EVENTS, installHooks, isLedgerHook, uninstallHooks } from '../../core/hooks/hookConfig';
 import { UserError } from '../../core/model';
 import { defaultDatabasePath } from '../files';
@@ -79,7 +79,10 @@ function hookCommandLine(change: HookChange, event: string): string {
   const line = `${change.runner} hook ${event} --agent ${change.agent}`;
   // A teammate without the CLI on PATH: the hook does nothing, silently, instead of an error in every session.
   if (change.shared) return `command -v context-ledger >/dev/null 2>&1 && ${line} || true`;
-  return change.guard === undefined ? line : `[ -f ${shellQuote(change.guard)} ] && ${line} || true`;
+  if (change.guard === undefined) return line;
+  // Without the client the agent still reads its no-op (Gemini CLI parses stdout as JSON).
+  const none = noOutput(change.agent);
+  return `[ -f ${shellQuote(change.guard)} ] && ${line} || ${none === '' ? 'true' : `printf '%s' ${shellQuote(none)}`}`;
 }
 
 /** Refuses to follow a link out of the workspace for the file it writes. */

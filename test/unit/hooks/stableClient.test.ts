@@ -64,8 +64,12 @@ test('an extension update or removal never breaks the hooks it installed: the co
   assert.equal(after.code, 0, after.stderr);
   assert.match(after.stdout, /REFUND-STABLE-1/);
 
-  // The extension removed with its storage: the command checks for the client and does nothing.
+  // The extension removed with its storage: the command checks for the client and gives the agent its no-op.
+  changeAgentHooks(workspace, { agent: 'gemini-cli', install: true, shared: false, runner: `${shellQuote(process.execPath)} ${shellQuote(client)}`, guard: client });
+  const gemini = (JSON.parse(fs.readFileSync(path.join(workspace, '.gemini', 'settings.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> }).hooks.BeforeAgent![0]!.hooks[0]!.command;
   fs.rmSync(path.join(root, 'globalStorage'), { recursive: true });
   const removed = runCommand(command, workspace, { ...prompt, session_id: 's4' });
   assert.deepEqual([removed.code, removed.stdout, removed.stderr], [0, '', '']);
+  const geminiRemoved = runCommand(gemini, workspace, { session_id: 's5', cwd: workspace, prompt: 'Refund a cancelled booking' });
+  assert.deepEqual([geminiRemoved.code, geminiRemoved.stdout, geminiRemoved.stderr], [0, '{}', ''], 'Gemini CLI reads stdout as JSON: its no-op');
 });
