@@ -5,6 +5,7 @@
 #   claude-code  @anthropic-ai/claude-code  -> .agents-test/claude-code-<version>/
 #   codex        @openai/codex              -> .agents-test/codex-<version>/
 #   gemini-cli   @google/gemini-cli         -> .agents-test/gemini-cli-<version>/
+#   copilot-cli  @github/copilot            -> .agents-test/copilot-cli-<version>/
 # Idempotent and cached: a second run checks the marker and the binary's --version and does
 # nothing else. A different pinned version gets a folder of its own.
 # See test/agents/README.md for what was verified with each version.
@@ -15,6 +16,7 @@ set -euo pipefail
 CLAUDE_CODE_VERSION="2.1.332"
 CODEX_VERSION="0.171.0"
 GEMINI_CLI_VERSION="0.61.0"
+COPILOT_CLI_VERSION="1.0.102"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 AGENTS_DIR="${ROOT}/.agents-test"
@@ -71,4 +73,8 @@ install codex @openai/codex "$CODEX_VERSION" \
 # Gemini CLI is a Node bundle (engines: node >= 20): it runs on the machine's Node.
 install gemini-cli @google/gemini-cli "$GEMINI_CLI_VERSION" \
   "node_modules/@google/gemini-cli/bundle/gemini.js" node
+# Copilot CLI's npm package is a Node loader for the native binary of its platform package
+# (about 190 MB); the harness runs that binary directly.
+install copilot-cli @github/copilot "$COPILOT_CLI_VERSION" \
+  "node_modules/@github/copilot-${PLATFORM}/copilot"
 log "done"

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { assembleContext, redactOutgoing } from '../core/assemble';
 import type { AssembleResult } from '../core/assemble/types';
-import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, forgetsAtNextPrompt, hookOutput, writeMoment } from '../core/hooks/agents';
+import { CONTEXT_CHAR_LIMIT, type HookAgent, type HookEvent, forgetsAtNextPrompt, hookOutput, writeMoment, writesFile } from '../core/hooks/agents';
 import { cappedParts, nativelyLoaded } from '../core/hooks/nativeLoading';
 import { DEFAULT_HOOK_BUDGETS, type HookBuildInput, afterAnswer, forgetTurnContext, hookRequest, newSession } from '../core/hooks/session';
 import { UserError } from '../core/model';
@@ -67,19 +67,48 @@ function header(job: HookJob, result: AssembleResult, file: string | undefined):
 }
 
 /**
+ * Characters of answer per token of budget, as the last answer built from each store came out
+ * (the hook server keeps its store): the next build starts at the budget whose text fits the
+ * agent's character limit, instead of building at the full budget, finding it too long and
+ * building again (a prompt's 2,000 tokens ran past Claude Code's 10,000 characters on every
+ * answer at 10,000 artifacts: two whole builds each).
+ */
+const charsPerBudgetToken = new WeakMap<LedgerStore, number>();
+
+/** A guess that came out shorter than this share of the limit is raised: it was too low for this answer. */
+const TOO_SHORT = 0.85;
+
+/**
  * Builds within the budget, then within the agent's character limit: a text over the limit
- * (dense Markdown counts fewer characters to a token) is built again at a budget scaled down to fit.
+ * (dense Markdown counts fewer characters to a token) is built again at a budget scaled down to
+ * fit. The first budget comes from the store's last answer when that says the full budget would
+ * run over; a guess that came out far shorter than the limit is scaled up again, never past the budget.
  */
 async function buildWithin(store: LedgerStore, input: HookBuildInput, job: HookJob, file: string | undefined, limit: number) {
-  let budget = input.budget;
+  const scaled = (budget: number, chars: number): number => Math.min(input.budget, Math.floor((budget * limit * 0.95) / chars));
+  const density = charsPerBudgetToken.get(store);
+  let budget = density === undefined ? input.budget : Math.min(input.budget, Math.floor((limit * 0.95) / density));
+  let mayRaise = budget < input.budget;
+  let fitted: { result: AssembleResult; text: string } | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     const result = await assembleContext(store, hookRequest({ ...input, budget }));
-    if (result.items.length === 0) return { result, text: '' };
-    const text = `${header(job, result, file)}${result.text.trim()}`;
-    if (text.length <= limit) return { result, text };
-    budget = Math.floor((budget * limit * 0.95) / text.length);
+    const text = result.items.length === 0 ? '' : `${header(job, result, file)}${result.text.trim()}`;
+    if (text !== '') charsPerBudgetToken.set(store, text.length / budget);
+    if (text.length > limit) {
+      if (fitted !== undefined && fitted.text !== '') return fitted; // raised past the limit: the guess stands
+      budget = scaled(budget, text.length);
+      mayRaise = false;
+      continue;
+    }
+    if (!mayRaise || text.length >= limit * TOO_SHORT) return { result, text };
+    // The guess came out short of the limit: this answer is less dense than the last one.
+    const raised = text === '' ? input.budget : scaled(budget, text.length);
+    fitted = { result, text };
+    mayRaise = false;
+    if (raised <= budget) return fitted;
+    budget = raised;
   }
-  return { result: undefined, text: '' };
+  return fitted ?? { result: undefined, text: '' };
 }
 
 /** Reads the ledger for one answer: by default opened and closed again (`withRead`); the hook server passes its kept ledger. */
@@ -103,6 +132,9 @@ export async function runHookJob(job: HookJob, read: LedgerReader = withRead): P
   });
   const notes: string[] = [];
   const file = job.payload.filePath === undefined ? undefined : insideWorkspace(workspace, agentCwd, job.payload.filePath);
+  if (job.event === 'pre-write' && !writesFile(job.agent, job.payload.toolName)) {
+    return { output: '', workspace, entry: entry('nothing', { detail: `${job.payload.toolName ?? 'the tool'} writes no file` }) };
+  }
   if (job.event === 'pre-write' && file === undefined) {
     return { output: '', workspace, entry: entry('nothing', { detail: job.payload.filePath === undefined ? 'no file in the payload' : `${job.payload.filePath} is outside the workspace` }) };
   }

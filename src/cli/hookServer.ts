@@ -97,7 +97,7 @@ async function keepLedger(context: CommandContext): Promise<KeptLedger> {
     failed = true; // until it succeeds: a refresh that threw leaves the index not to be trusted
     const changed = await session.refresh();
     failed = false;
-    watch.rewatch(changed ? knowledgeFilesOf(session.store) : undefined);
+    watch.rewatch(changed ? await session.readAsIs(knowledgeFilesOf) : undefined);
     return { ms: Date.now() - started, changed };
   };
   const inBackground = (): void => {
@@ -112,7 +112,7 @@ async function keepLedger(context: CommandContext): Promise<KeptLedger> {
     timer.unref();
   };
   // Watching from before the first refresh: a change during it is seen at the next answer.
-  const watch: LedgerWatch = watchLedger(session.workspace, path.dirname(session.dbFile), knowledgeFilesOf(session.store), inBackground);
+  const watch: LedgerWatch = watchLedger(session.workspace, path.dirname(session.dbFile), await session.readAsIs(knowledgeFilesOf), inBackground);
   return {
     file: session.dbFile,
     get lastRefreshMs() {
@@ -124,7 +124,8 @@ async function keepLedger(context: CommandContext): Promise<KeptLedger> {
         await new Promise((resolve) => setImmediate(resolve));
         quiet = false;
         lastRefreshMs = (await refreshIfChanged())?.ms;
-        return fn(session.store);
+        // Refreshed just now if the watch saw a change: the session need not stat every file again.
+        return session.readAsIs(fn);
       });
     },
     close() {

@@ -153,6 +153,9 @@ export function readGit(root: string): GitState | undefined {
  * new ones. Deleted files are left out. Asynchronous, for the editor.
  */
 export async function branchFiles(root: string, options: { committedOnly?: boolean } = {}): Promise<string[]> {
+  const committedOnly = options.committedOnly === true;
+  // Started at once with the rest (a hook at session start waits on these processes): its answer is dropped where there is no repository.
+  const untracked = committedOnly ? undefined : gitAsync(root, ['ls-files', '--others', '--exclude-standard']);
   const head = await gitHead(root);
   if (!head) return [];
   let against = head.head;
@@ -165,11 +168,10 @@ export async function branchFiles(root: string, options: { committedOnly?: boole
     }
   }
   const out = new Set<string>();
-  const committedOnly = options.committedOnly === true;
   // `git diff <commit>` compares the working tree with it: the branch's commits and uncommitted edits together.
   const diff = against === undefined ? [] : committedOnly ? [`${against}..HEAD`] : [against];
   if (against) for (const f of ((await gitAsync(root, ['diff', '--name-only', '--diff-filter=d', '--relative', ...diff])) ?? '').split('\n')) if (f) out.add(f);
-  if (!committedOnly) for (const f of ((await gitAsync(root, ['ls-files', '--others', '--exclude-standard'])) ?? '').split('\n')) if (f) out.add(f);
+  if (untracked) for (const f of ((await untracked) ?? '').split('\n')) if (f) out.add(f);
   return [...out].sort();
 }
 

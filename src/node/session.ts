@@ -146,6 +146,15 @@ export class LedgerSession {
   }
 
   /**
+   * Runs `fn` on the index as the last refresh left it, without refreshing first: for a caller
+   * that follows the files itself and knows nothing changed since (the hook server watches them).
+   * `fn` must not change the store (use `write`).
+   */
+  readAsIs<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
+    return this.exclusive(() => fn(this.ledger.store));
+  }
+
+  /**
    * The one write path: refresh, then under the lock apply `fn`, write the files of the
    * chains it changed, and save the index. A chain whose file a teammate changed since this
    * session read it is not written over: the change is refused with a UserError naming the

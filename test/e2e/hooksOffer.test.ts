@@ -2,8 +2,9 @@
  * The agent hooks offer in a real code-server (src/extension/agent/hooksOffer.ts): a workspace
  * with a ledger and Claude Code's and Codex's project folders. The extension asks, per agent,
  * whether to install the ledger's hooks; "Connect" writes Claude Code's own settings with a
- * command that, run as Claude Code runs it (through a shell, the payload on stdin), answers with
- * the ledger's context; "Don't Ask Again" writes nothing; the command "Connect Agent Hooks…"
+ * command that runs the extension's copy of its hook client in its global storage (which outlives
+ * an update of the extension) and, run as Claude Code runs it (through a shell, the payload on
+ * stdin), answers with the ledger's context; "Don't Ask Again" writes nothing; the command "Connect Agent Hooks…"
  * installs Gemini CLI's on request. Screenshots in test-output/e2e/hooks-offer/.
  */
 import { after, before, test } from 'node:test';
@@ -54,7 +55,8 @@ test('asked for Claude Code, "Connect" installs hooks whose command answers with
   await waitForNotification(page, /Claude Code now gets the ledger's context/);
   const config = JSON.parse(settings!) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string }> }>> };
   const prompt = config.hooks.UserPromptSubmit?.[0]?.hooks[0]?.command ?? '';
-  assert.match(prompt, /dist\/hook\.cjs'? hook prompt --agent claude-code$/, 'the extension’s own hook client, by absolute path');
+  // The copy of the hook client in the extension's global storage, which an update of the extension refreshes instead of removing.
+  assert.match(prompt, /^\[ -f '?[^ ]*\/globalStorage\/[^/ ]+\/hook\/hook\.cjs'? \] && .*\/globalStorage\/[^/ ]+\/hook\/hook\.cjs'? hook prompt --agent claude-code \|\| true$/, 'the hook client’s stable copy, by absolute path');
   assert.ok(config.hooks.PreToolUse?.some((g) => g.matcher === 'Write|Edit|MultiEdit'));
 
   // Run the installed command as Claude Code does: a shell, the payload on stdin.

@@ -89,8 +89,21 @@ export const AGENT_EVENT_NAMES: Readonly<Record<HookAgent, Partial<Record<HookEv
   'claude-code': { 'session-start': 'SessionStart', prompt: 'UserPromptSubmit', 'pre-write': 'PreToolUse', 'post-compact': 'SessionStart' },
   codex: { 'session-start': 'SessionStart', prompt: 'UserPromptSubmit' },
   'gemini-cli': { 'session-start': 'SessionStart', prompt: 'BeforeAgent', 'pre-write': 'AfterTool' },
-  'copilot-cli': {},
+  'copilot-cli': { 'session-start': 'sessionStart', prompt: 'userPromptSubmitted', 'pre-write': 'preToolUse' },
 };
+
+/**
+ * The tools that write a file, for an agent whose hook configuration cannot name them: Copilot
+ * CLI's `preToolUse` has no matcher and runs before every tool (reading a file included), and
+ * its file tools are `create` and `edit` (its hooks reference). The others' matchers pick the tools.
+ */
+const WRITE_TOOLS: Readonly<Partial<Record<HookAgent, readonly string[]>>> = { 'copilot-cli': ['create', 'edit'] };
+
+/** Whether a `pre-write` hook of `agent` for `toolName` is about a file being written. */
+export function writesFile(agent: HookAgent, toolName: string | undefined): boolean {
+  const tools = WRITE_TOOLS[agent];
+  return tools === undefined || (toolName !== undefined && tools.includes(toolName));
+}
 
 /** Whether the agent hears of a written file's rules before the write, or just after it. */
 export function writeMoment(agent: HookAgent): 'before' | 'after' {
@@ -129,6 +142,8 @@ export function noOutput(agent: HookAgent): string {
 export function hookOutput(agent: HookAgent, event: HookEvent, context: string): string {
   const eventName = AGENT_EVENT_NAMES[agent][event];
   if (context === '' || eventName === undefined) return noOutput(agent);
+  // Copilot CLI reads `additionalContext` at the top (checked with 1.0.102: its `hookSpecificOutput` is not read).
+  if (agent === 'copilot-cli') return JSON.stringify({ additionalContext: context });
   // Only context: a PreToolUse answer without `permissionDecision` leaves the write to the agent's own permission rules.
   return JSON.stringify({ hookSpecificOutput: { hookEventName: eventName, additionalContext: context } });
 }

@@ -4,7 +4,9 @@
  * changed, taken out on uninstall — never a user's own hook removed or reordered, the rest
  * of the file (comments, formatting, other keys) left as it was. A file that does not parse
  * is refused, unchanged. Claude Code, Gemini CLI and Codex share one shape:
- * `{"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}`.
+ * `{"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…"}]}]}}`;
+ * Copilot CLI's is flat, without matchers:
+ * `{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": "…", "timeoutSec": 10}]}}`.
  */
 import { type ParseError, applyEdits, modify, parse, printParseErrorCode } from 'jsonc-parser';
 import { UserError } from '../model';
@@ -44,7 +46,16 @@ export const INSTALLED_EVENTS: Readonly<Partial<Record<HookAgent, ReadonlyArray<
     { eventName: 'SessionStart', event: 'session-start' },
     { eventName: 'UserPromptSubmit', event: 'prompt' },
   ],
+  // No matcher: the hook itself tells a write (`create`, `edit`) from the rest (agents.ts, writesFile).
+  'copilot-cli': [
+    { eventName: 'sessionStart', event: 'session-start' },
+    { eventName: 'userPromptSubmitted', event: 'prompt' },
+    { eventName: 'preToolUse', event: 'pre-write' },
+  ],
 };
+
+/** Copilot CLI's shape: each event's list holds the hooks themselves, the command under `bash`. */
+const isFlat = (agent: HookAgent): boolean => agent === 'copilot-cli';
 
 /** Whether a configured command is the ledger's hook for `agent` (whatever path or prefix runs the CLI). */
 export function isLedgerHook(command: unknown, agent: HookAgent): command is string {
@@ -88,6 +99,7 @@ const FORMAT = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' 
  * and what changed; the same text and no change when it is already installed.
  */
 export function installHooks(text: string, file: string, agent: HookAgent, entries: readonly HookEntry[]): { text: string; changes: ConfigChange[] } {
+  if (isFlat(agent)) return installFlat(text, file, agent, entries);
   const config = readConfig(text, file);
   const hooks = (config.hooks ?? {}) as Record<string, Group[]>;
   let out = text.trim() === '' ? '{}\n' : text;
@@ -119,6 +131,26 @@ export function installHooks(text: string, file: string, agent: HookAgent, entri
   return { text: out.endsWith('\n') ? out : `${out}\n`, changes };
 }
 
+/** The flat shape's install (Copilot CLI): the ledger's hook of each event updated in place, else added at the end. */
+function installFlat(text: string, file: string, agent: HookAgent, entries: readonly HookEntry[]): { text: string; changes: ConfigChange[] } {
+  const config = readConfig(text, file);
+  const hooks = (config.hooks ?? {}) as Record<string, Array<Record<string, unknown>>>;
+  let out = text.trim() === '' ? '{}\n' : text;
+  const changes: ConfigChange[] = [];
+  for (const entry of entries) {
+    const list = structuredClone(hooks[entry.eventName] ?? []);
+    const mine = list.find((hook) => isLedgerHook(hook?.bash, agent) && eventOf(hook.bash) === entry.event);
+    if (mine?.bash === entry.command) continue;
+    if (mine) mine.bash = entry.command;
+    else list.push({ type: 'command', bash: entry.command, timeoutSec: entry.timeout });
+    changes.push({ eventName: entry.eventName, change: mine ? 'updated' : 'added', command: entry.command });
+    out = applyEdits(out, modify(out, ['hooks', entry.eventName], list, FORMAT));
+  }
+  if (changes.length === 0) return { text, changes };
+  if (config.version === undefined) out = applyEdits(out, modify(out, ['version'], 1, FORMAT));
+  return { text: out.endsWith('\n') ? out : `${out}\n`, changes };
+}
+
 /** Takes the ledger's hooks for `agent` out of `text`; a group left with no hook goes, and an event left with no group. */
 export function uninstallHooks(text: string, file: string, agent: HookAgent): { text: string; changes: ConfigChange[] } {
   const config = readConfig(text, file);
@@ -129,6 +161,13 @@ export function uninstallHooks(text: string, file: string, agent: HookAgent): { 
     const groups: Group[] = [];
     let touched = false;
     for (const group of original) {
+      if (isFlat(agent)) {
+        if (isLedgerHook(group?.bash, agent)) {
+          changes.push({ eventName, change: 'removed', command: group.bash });
+          touched = true;
+        } else groups.push(group);
+        continue;
+      }
       if (!Array.isArray(group?.hooks)) {
         groups.push(group);
         continue;

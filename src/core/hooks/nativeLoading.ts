@@ -8,7 +8,8 @@
  * - Codex: the `AGENTS.md` files from the project root down to its folder, joined and cut at
  *   32 KiB (`project_doc_max_bytes`): what lies past the cut is not loaded, so the ledger adds it;
  * - Gemini CLI: `GEMINI.md`, which the ledger does not import: nothing to leave out;
- * - Copilot CLI: its instructions files and `AGENTS.md` (its hooks carry no context).
+ * - Copilot CLI: `.github/copilot-instructions.md`, `AGENTS.md` and `CLAUDE.md` (checked with
+ *   1.0.102: all three in its first request; its path-scoped `.github/instructions/` files not).
  */
 import type { Artifact } from '../model';
 import { parseImportSource } from '../formats/filePaths';
@@ -22,7 +23,7 @@ const LOADED_KINDS: Readonly<Record<HookAgent, ReadonlySet<RuleFileKind>>> = {
   'claude-code': new Set<RuleFileKind>(['claude-md', 'claude-rules']),
   codex: new Set<RuleFileKind>(['agents-md']),
   'gemini-cli': new Set<RuleFileKind>(),
-  'copilot-cli': new Set<RuleFileKind>(['copilot-global', 'copilot-instructions', 'agents-md']),
+  'copilot-cli': new Set<RuleFileKind>(['copilot-global', 'agents-md', 'claude-md']),
 };
 
 const TOOL_NAMES: Readonly<Record<HookAgent, string>> = {

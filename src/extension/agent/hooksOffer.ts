@@ -1,12 +1,13 @@
 /**
  * The ledger in an agent CLI's own loop, offered from VS Code: where a trusted workspace has a
- * ledger and an agent's project folder (`.claude/`, `.gemini/`, `.codex/`) without the ledger's
+ * ledger and an agent's project folder (`.claude/`, `.gemini/`, `.codex/`, `.github/hooks/`) without the ledger's
  * hooks, the extension asks once whether to install them; **Context Ledger: Connect Agent
  * Hooks…** does the same on request. Nothing is written without the person's yes, and "Don't
  * Ask Again" is remembered for that folder and agent (workspace state). Installing is the one
  * code path of `context-ledger hooks install` (src/node/hooks/agentHooks.ts), into the person's
- * own, uncommitted settings, with a command that runs this extension's hook client
- * (dist/hook.cjs) by absolute path; docs/hooks.md.
+ * own, uncommitted settings, with a command that runs this extension's hook client by absolute
+ * path: the copy kept in the extension's global storage (refreshed at every activation), not the
+ * extension's own folder, which an update replaces (src/node/hooks/stableClient.ts); docs/hooks.md.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,6 +15,7 @@ import * as vscode from 'vscode';
 import type { HookAgent } from '../../core/hooks/agents';
 import { UserError } from '../../core/model';
 import { AFTER_INSTALL, HOOK_CONFIG_FILES, changeAgentHooks, hooksInstalled, shellQuote } from '../../node/hooks/agentHooks';
+import { refreshStableClient } from '../../node/hooks/stableClient';
 import type { Services } from '../services';
 import { requireTrust } from '../trust';
 import { AGENT_COMMANDS } from './ids';
@@ -23,6 +25,7 @@ const AGENTS: ReadonlyArray<{ agent: HookAgent; folder: string; name: string }> 
   { agent: 'claude-code', folder: '.claude', name: 'Claude Code' },
   { agent: 'gemini-cli', folder: '.gemini', name: 'Gemini CLI' },
   { agent: 'codex', folder: '.codex', name: 'Codex' },
+  { agent: 'copilot-cli', folder: '.github/hooks', name: 'Copilot CLI' },
 ];
 
 const CONNECT = 'Connect';
@@ -32,18 +35,24 @@ const NEVER = "Don't Ask Again";
 const dontAskKey = (folder: vscode.WorkspaceFolder, agent: HookAgent): string => `contextLedger.hooksOffer.dontAsk:${agent}:${folder.uri.toString()}`;
 
 /**
- * The command the hooks run: this extension's hook client, by the extension host's own
- * executable. In desktop VS Code that is Electron, which runs a script as Node with
- * ELECTRON_RUN_AS_NODE (the agents run hook commands through a shell).
+ * The command the hooks run: the hook client's copy in this extension's global storage, by the
+ * extension host's own executable. In desktop VS Code that is Electron, which runs a script as
+ * Node with ELECTRON_RUN_AS_NODE (the agents run hook commands through a shell).
  */
-function runner(extensionPath: string): string {
-  const command = `${shellQuote(process.execPath)} ${shellQuote(path.join(extensionPath, 'dist', 'hook.cjs'))}`;
+function runner(client: string): string {
+  const command = `${shellQuote(process.execPath)} ${shellQuote(client)}`;
   return process.versions.electron !== undefined ? `ELECTRON_RUN_AS_NODE=1 ${command}` : command;
+}
+
+/** The copy of the hook client the installed hooks run, refreshed from this version of the extension. */
+function stableClient(s: Services): string {
+  return refreshStableClient(s.context.globalStorageUri.fsPath, path.join(s.context.extensionPath, 'dist'));
 }
 
 function install(s: Services, folder: vscode.WorkspaceFolder, agent: (typeof AGENTS)[number]): void {
   try {
-    const report = changeAgentHooks(folder.uri.fsPath, { agent: agent.agent, install: true, shared: false, runner: runner(s.context.extensionPath) });
+    const client = stableClient(s);
+    const report = changeAgentHooks(folder.uri.fsPath, { agent: agent.agent, install: true, shared: false, runner: runner(client), guard: client });
     for (const change of report.changes) s.logger.info(`${report.relative}: ${change.change} ${change.eventName}: ${change.command}`);
     const done =
       report.changes.length === 0
@@ -104,6 +113,12 @@ async function connect(s: Services): Promise<void> {
 }
 
 export function registerHooksOffer(s: Services): vscode.Disposable[] {
+  // Hooks installed by an earlier version run this copy: after an update it must be this version's.
+  try {
+    stableClient(s);
+  } catch (error) {
+    s.logger.error('Refreshing the agent hooks’ client failed', error);
+  }
   const asked = new Set<string>();
   const ask = (): void => {
     offer(s, asked).catch((error: unknown) => s.logger.error('The agent hooks offer failed', error));

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookAgent } from '../../core/hooks/agents';
+import { type HookAgent, noOutput } from '../../core/hooks/agents';
 import { type ConfigChange, INSTALLED_EVENTS, installHooks, isLedgerHook, uninstallHooks } from '../../core/hooks/hookConfig';
 import { UserError } from '../../core/model';
 import { defaultDatabasePath } from '../files';
@@ -19,7 +19,7 @@ import { mirrorHasFiles } from '../artifactFolder';
  * seconds, Gemini CLI: milliseconds): 10 s, far above the hook's own 4 s bound, so the agent
  * never kills it mid-answer.
  */
-const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, codex: 10, 'gemini-cli': 10_000 };
+const AGENT_TIMEOUT: Readonly<Partial<Record<HookAgent, number>>> = { 'claude-code': 10, codex: 10, 'gemini-cli': 10_000, 'copilot-cli': 10 };
 
 /**
  * Where each agent reads project hooks: the person's own file, and the committed one. Gemini
@@ -30,6 +30,8 @@ export const HOOK_CONFIG_FILES: Readonly<Partial<Record<HookAgent, { local: stri
   'claude-code': { local: '.claude/settings.local.json', shared: '.claude/settings.json' },
   'gemini-cli': { local: '.gemini/settings.json', shared: '.gemini/settings.json' },
   codex: { local: '.codex/hooks.json', shared: '.codex/hooks.json' },
+  // Copilot CLI reads every `.github/hooks/*.json`: the ledger's hooks get a file of their own.
+  'copilot-cli': { local: '.github/hooks/context-ledger.json', shared: '.github/hooks/context-ledger.json' },
 };
 
 /**
@@ -39,11 +41,10 @@ export const HOOK_CONFIG_FILES: Readonly<Partial<Record<HookAgent, { local: stri
  */
 export const AFTER_INSTALL: Readonly<Partial<Record<HookAgent, string>>> = {
   codex: "Codex runs them once you trust this project (when Codex asks, or `codex exec --trust` once here) and approve each hook in Codex's /hooks view; until then it skips them.",
+  'copilot-cli': 'Copilot CLI runs a repository’s hooks in a folder you trusted when it asked; `copilot -p` runs them only with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.',
 };
 
-export const UNSUPPORTED: Readonly<Partial<Record<HookAgent, string>>> = {
-  'copilot-cli': 'Copilot CLI could not be run against a local model here to check that a hook’s output reaches it (docs/hooks.md)',
-};
+export const UNSUPPORTED: Readonly<Partial<Record<HookAgent, string>>> = {};
 
 export interface HookChange {
   agent: HookAgent;
@@ -51,6 +52,11 @@ export interface HookChange {
   shared: boolean;
   /** The command that runs the hook client, before `hook <event> --agent <agent>` (shell words, quoted). */
   runner: string;
+  /**
+   * A file the runner needs that may go away (the VS Code extension's copy of the hook client,
+   * removed with the extension): the command checks it is there first and otherwise does nothing.
+   */
+  guard?: string;
 }
 
 export interface HookChangeReport {
@@ -69,10 +75,14 @@ export function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-function hookCommandLine(runner: string, agent: HookAgent, event: string, shared: boolean): string {
-  const line = `${runner} hook ${event} --agent ${agent}`;
+function hookCommandLine(change: HookChange, event: string): string {
+  const line = `${change.runner} hook ${event} --agent ${change.agent}`;
   // A teammate without the CLI on PATH: the hook does nothing, silently, instead of an error in every session.
-  return shared ? `command -v context-ledger >/dev/null 2>&1 && ${line} || true` : line;
+  if (change.shared) return `command -v context-ledger >/dev/null 2>&1 && ${line} || true`;
+  if (change.guard === undefined) return line;
+  // Without the client the agent still reads its no-op (Gemini CLI parses stdout as JSON).
+  const none = noOutput(change.agent);
+  return `[ -f ${shellQuote(change.guard)} ] && ${line} || ${none === '' ? 'true' : `printf '%s' ${shellQuote(none)}`}`;
 }
 
 /** Refuses to follow a link out of the workspace for the file it writes. */
@@ -119,7 +129,7 @@ export function changeAgentHooks(workspace: string, change: HookChange): HookCha
         before,
         relative,
         agent,
-        entries.map((e) => ({ ...e, command: hookCommandLine(change.runner, agent, e.event, shared), timeout: AGENT_TIMEOUT[agent] ?? 10 })),
+        entries.map((e) => ({ ...e, command: hookCommandLine(change, e.event), timeout: AGENT_TIMEOUT[agent] ?? 10 })),
       )
     : uninstallHooks(before, relative, agent);
   let excluded = false;

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CODEX_VERSION = '0.171.0';
 export const GEMINI_CLI_VERSION = '0.61.0';
+export const COPILOT_CLI_VERSION = '1.0.102';
 
 function findRepoRoot(start: string): string {
   let dir = start;
@@ -48,6 +49,11 @@ export function codexBinary(): string {
 /** Gemini CLI's entry script installed by scripts/setup-agents.sh (runs on the machine's Node). */
 export function geminiScript(): string {
   return installed(`Gemini CLI ${GEMINI_CLI_VERSION}`, `gemini-cli-${GEMINI_CLI_VERSION}`, 'node_modules/@google/gemini-cli/bundle/gemini.js');
+}
+
+/** The Copilot CLI binary installed by scripts/setup-agents.sh (its platform package's native executable). */
+export function copilotBinary(): string {
+  return installed(`Copilot CLI ${COPILOT_CLI_VERSION}`, `copilot-cli-${COPILOT_CLI_VERSION}`, `node_modules/@github/copilot-${PLATFORM}/copilot`);
 }
 
 export interface Workspace {
@@ -168,6 +174,28 @@ export function runCodex(options: AgentOptions): Promise<AgentRun> {
   const provider = `{name="scripted",base_url="${options.baseUrl}/v1",env_key="SCRIPTED_MODEL_KEY",wire_api="responses"}`;
   const args = ['exec', '--skip-git-repo-check', '-s', 'workspace-write', '-m', 'gpt-5.2-codex', '-c', 'model_provider="scripted"', '-c', `model_providers.scripted=${provider}`, ...(options.args ?? []), options.prompt];
   return runProcess(codexBinary(), args, options.workspace.dir, env, options.timeoutMs ?? 120_000);
+}
+
+/**
+ * `copilot -p <prompt> --allow-all-tools` in the workspace with its own-model mode (BYOK) at the
+ * scripted model: the OpenAI provider type over the Responses API, a fake key, and
+ * COPILOT_OFFLINE=true (no GitHub sign-in, no other traffic). Its config folder is in the isolated HOME.
+ */
+export function runCopilot(options: AgentOptions): Promise<AgentRun> {
+  const env: Record<string, string> = {
+    ...baseEnv(options.workspace),
+    XDG_CONFIG_HOME: path.join(options.workspace.home, '.config'),
+    XDG_STATE_HOME: path.join(options.workspace.home, '.local', 'state'),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_TYPE: 'openai',
+    COPILOT_PROVIDER_WIRE_API: 'responses',
+    COPILOT_PROVIDER_BASE_URL: `${options.baseUrl}/v1`,
+    COPILOT_PROVIDER_API_KEY: 'scripted-model-not-a-key',
+    COPILOT_MODEL: 'scripted-model',
+    ...options.env,
+  };
+  const args = ['-p', options.prompt, '--allow-all-tools', ...(options.args ?? [])];
+  return runProcess(copilotBinary(), args, options.workspace.dir, env, options.timeoutMs ?? 120_000);
 }
 
 /**

@@ -220,7 +220,19 @@ test('hooks install writes the person’s own settings, keeps git out of them, i
   assert.equal(broken.code, 1);
   assert.match(broken.stderr, /settings\.local\.json does not parse .*nothing was changed/);
   assert.equal(fs.readFileSync(file, 'utf8'), '{ "hooks": ');
-  const copilot = run(dir, ['hooks', 'install', 'copilot-cli']);
-  assert.equal(copilot.code, 1);
-  assert.match(copilot.stderr, /Copilot CLI/);
+
+  // Copilot CLI: a file of the ledger's own among its .github/hooks/*.json, in its flat shape; a hook of the person's in it stays.
+  const copilot = ok(dir, ['hooks', 'install', 'copilot-cli']);
+  assert.match(copilot, /\.github\/hooks\/context-ledger\.json:\n {2}added sessionStart: .* hook session-start --agent copilot-cli\n {2}added userPromptSubmitted: .*\n {2}added preToolUse: .* hook pre-write --agent copilot-cli/);
+  assert.match(copilot, /GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true/);
+  const copilotFile = path.join(dir, '.github', 'hooks', 'context-ledger.json');
+  const installed = JSON.parse(fs.readFileSync(copilotFile, 'utf8')) as { version: number; hooks: Record<string, Array<{ type: string; bash: string; timeoutSec: number }>> };
+  assert.equal(installed.version, 1);
+  assert.deepEqual(Object.keys(installed.hooks), ['sessionStart', 'userPromptSubmitted', 'preToolUse']);
+  assert.equal(installed.hooks.preToolUse![0]!.timeoutSec, 10);
+  assert.match(ok(dir, ['hooks', 'install', 'copilot-cli']), /in place already; nothing changed/);
+  installed.hooks.preToolUse!.unshift({ type: 'command', bash: './audit.sh', timeoutSec: 5 });
+  fs.writeFileSync(copilotFile, JSON.stringify(installed));
+  assert.match(ok(dir, ['hooks', 'uninstall', 'copilot-cli']), /removed preToolUse/);
+  assert.deepEqual(JSON.parse(fs.readFileSync(copilotFile, 'utf8')), { version: 1, hooks: { preToolUse: [{ type: 'command', bash: './audit.sh', timeoutSec: 5 }] } });
 });

@@ -48,7 +48,9 @@ test('the cap is shared by the files from the root down and cut on a character b
   assert.equal(parts.get('pkg/sub/AGENTS.md'), undefined);
 });
 
-test('Gemini CLI loads nothing the ledger imports; Copilot CLI its instruction files', () => {
+test('Gemini CLI loads nothing the ledger imports; Copilot CLI copilot-instructions.md, AGENTS.md and CLAUDE.md, not its path-scoped instructions or Cursor’s', () => {
   assert.equal(nativelyLoaded({ agent: 'gemini-cli', cwd: '', paths: [] })(artifact('import:claude:CLAUDE.md')), undefined);
-  assert.ok(nativelyLoaded({ agent: 'copilot-cli', cwd: '', paths: [] })(artifact('import:copilot:.github/copilot-instructions.md')));
+  const copilot = nativelyLoaded({ agent: 'copilot-cli', cwd: '', paths: [] });
+  for (const own of ['import:copilot:.github/copilot-instructions.md', 'import:agents-md:AGENTS.md', 'import:claude:CLAUDE.md']) assert.ok(copilot(artifact(own)), own);
+  for (const other of ['import:copilot:.github/instructions/api.instructions.md', 'import:cursor:.cursor/rules/api.mdc']) assert.equal(copilot(artifact(other)), undefined, other);
 });
