@@ -14,6 +14,7 @@ import {
   TOKENIZERS,
   UserError,
 } from '../core/model';
+import { newVersion, restoreVersion, supersedeChain } from '../core/artifactService';
 import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
 import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
@@ -224,10 +225,10 @@ const updateCommand: Command = {
     const patch = await patchFromOptions(context);
     if (Object.keys(patch).length === 0) throw new UserError('Nothing to change.', 'Pass at least one of --title, --body, --body-file, --tag, --path, --type, --scope, --summary.');
     const ref = context.positionals[0]!;
-    const { before, updated } = await withWrite(context, (store) => ({ before: store.requireArtifact(ref), updated: store.updateArtifact(ref, patch) }), false);
+    const { changed, artifact: updated } = await withWrite(context, (store) => newVersion(store, ref, { patch }), false);
     if (isJson(context)) return printJson(context, updated);
     context.out(
-      updated.version === before.version && updated.id === before.id
+      !changed
         ? `No change: ${updated.id} already has that content.`
         : `Updated ${updated.chainId}: version ${updated.version} is ${updated.id}.`,
     );
@@ -245,7 +246,7 @@ const supersedeCommand: Command = {
     const by = stringOption(context.options, 'by');
     let result: { superseded: Artifact; by: Artifact };
     if (by) {
-      result = await withWrite(context, (store) => store.supersede(oldRef, by), false);
+      result = await withWrite(context, (store) => supersedeChain(store, oldRef, { by }), false);
     } else {
       const patch = await patchFromOptions(context);
       if (!patch.title || patch.body === undefined) {
@@ -256,7 +257,7 @@ const supersedeCommand: Command = {
         (store) => {
           const old = store.requireArtifact(oldRef);
           const id = stringOption(context.options, 'id');
-          return store.supersedeWith(oldRef, { ...patch, id, type: patch.type ?? old.type, title: patch.title!, body: patch.body! });
+          return supersedeChain(store, oldRef, { input: { ...patch, id, type: patch.type ?? old.type, title: patch.title!, body: patch.body! } });
         },
         false,
       );
@@ -332,7 +333,7 @@ const revertCommand: Command = {
   options: {},
   positionals: [1, 1],
   async run(context) {
-    const restored = await withWrite(context, (store) => store.restoreVersion(context.positionals[0]!), false);
+    const restored = await withWrite(context, (store) => restoreVersion(store, context.positionals[0]!), false);
     if (isJson(context)) return printJson(context, restored);
     context.out(`Reverted ${restored.chainId} to the content of ${context.positionals[0]!}: now v${restored.version} (${restored.id}).`);
   },

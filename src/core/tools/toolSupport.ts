@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { redactOutgoing } from '../assemble';
 import { carryIndexOverOwnWrites } from '../assemble/cache';
 import { cachedGlob } from '../assemble/gating';
-import { type Artifact, artifactUrn, canonicalAdrRefs, idFromRef, type Scope, UserError } from '../model';
+import { type Artifact, artifactUrn, canonicalAdrRefs, idFromRef, UserError } from '../model';
 import { isUnreviewed } from '../review';
 import { type LedgerStore } from '../store';
 import { type AgentToolEnv, type AgentToolAnnotations, redaction } from './tool';
@@ -76,20 +76,6 @@ export function recordCreated(store: LedgerStore, artifact: Artifact): void {
   // Workflow memory (L4) tells later stages what this stage recorded.
   const task = store.getActiveTask();
   if (task) store.addTaskEvent(task.id, 'artifact_created', { id: artifact.id, title: artifact.title, type: artifact.type, source: artifact.source });
-}
-
-export function resolveScope(
-  store: LedgerStore,
-  input: { scope?: Scope; paths?: string[]; taskId?: string | null },
-): { scope: Scope; taskId: string | null } {
-  const scope = input.scope ?? ((input.paths?.length ?? 0) > 0 ? 'path' : 'global');
-  if (scope === 'path' && (input.paths?.length ?? 0) === 0) {
-    throw new UserError('Scope "path" needs at least one workspace-relative glob in "paths", e.g. ["src/api/**"].');
-  }
-  if (scope !== 'task') return { scope, taskId: input.taskId ?? null };
-  const taskId = input.taskId ?? store.getActiveTask()?.id;
-  if (!taskId) throw new UserError('Scope "task" needs an active task, and there is none. Use scope "global" or "path".');
-  return { scope, taskId };
 }
 
 /** Workspace-relative, deduplicated globs; a glob the assembler could never match (e.g. `src/[unclosed`) is refused. */

@@ -1,10 +1,11 @@
 /** The tools that write: `create_artifact`, `propose_version`, `propose_supersession` (each an unreviewed proposal a person accepts). */
 import type { z } from 'zod';
-import { type Artifact, type ArtifactInput, type ArtifactType, artifactUrn, UserError, URN_PREFIX } from '../model';
-import { asUnreviewed, nextVersionId } from '../review';
+import { type Proposal, newVersion, resolveScope, supersedeChain } from '../artifactService';
+import { type Artifact, type ArtifactType, artifactUrn, UserError, URN_PREFIX } from '../model';
+import { asUnreviewed } from '../review';
 import { type LedgerStore } from '../store';
 import { type AgentToolEnv, AGENT_ARTIFACT_TYPES, text, typeSchema, refSchema, artifactFields, args, defineTool } from './tool';
-import { WRITES, oneLine, recordCreated, resolveScope, normalizePaths, cleanTags, holds, describeCreated, createdData, latestAgentMayChange, writeOutput, fold } from './toolSupport';
+import { WRITES, oneLine, recordCreated, normalizePaths, cleanTags, holds, describeCreated, createdData, latestAgentMayChange, writeOutput, fold } from './toolSupport';
 
 // ------------------------------------------------------------------ create_artifact
 
@@ -82,8 +83,20 @@ export const createArtifactTool = defineTool({
 
 // ------------------------------------------------------------------ propose_version
 
-export function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+/**
+ * What propose_version and propose_supersession share before they write: the paths and
+ * tags cleaned, the proposal's provenance, and the latest version of the chain `ref`
+ * names, refused if an agent may not `verb` it. Paths are checked before the ledger is opened.
+ */
+function agentChange(
+  env: AgentToolEnv,
+  input: { paths?: string[]; tags?: string[]; agent?: string; reason?: string },
+  verb: 'revise' | 'supersede',
+) {
+  const paths = normalizePaths(env, input.paths);
+  const tags = cleanTags(input.tags);
+  const proposal: Proposal = { provenance: { agent: input.agent ?? env.agent, channel: env.channel }, ...(input.reason ? { reason: input.reason } : {}) };
+  return { paths, tags, proposal, latest: (store: LedgerStore, ref: string) => latestAgentMayChange(store, ref, verb) };
 }
 
 export const proposeVersionTool = defineTool({
@@ -105,51 +118,21 @@ export const proposeVersionTool = defineTool({
   outputSchema: writeOutput,
   annotations: WRITES,
   async handler(env, input) {
-    const paths = normalizePaths(env, input.paths);
-    const tags = cleanTags(input.tags);
+    const { paths, tags, proposal, latest } = agentChange(env, input, 'revise');
     const outcome = await env.ledger.write((store) => {
-      const latest = latestAgentMayChange(store, input.id, 'revise');
-      const nextPaths = paths ?? latest.paths;
-      const { scope, taskId } = resolveScope(store, {
-        scope: input.scope ?? latest.scope,
-        paths: nextPaths,
-        taskId: latest.taskId,
-      });
-      const next = {
-        type: input.type ?? latest.type,
-        scope,
-        taskId: scope === 'task' ? taskId : null,
-        paths: nextPaths,
-        title: input.title !== undefined ? oneLine(input.title) : latest.title,
-        body: input.body ?? latest.body,
-        summary: input.summary ?? latest.summary,
-        tags: tags ?? latest.tags,
+      const current = latest(store, input.id);
+      const patch = {
+        ...(input.type !== undefined ? { type: input.type } : {}),
+        ...(input.scope !== undefined ? { scope: input.scope } : {}),
+        ...(paths ? { paths } : {}),
+        ...(input.title !== undefined ? { title: oneLine(input.title) } : {}),
+        ...(input.body !== undefined ? { body: input.body } : {}),
+        ...(input.summary !== undefined ? { summary: input.summary } : {}),
+        ...(tags ? { tags } : {}),
       };
-      const unchanged =
-        next.type === latest.type && next.scope === latest.scope && next.taskId === latest.taskId && sameList(next.paths, latest.paths) &&
-        next.title === latest.title && next.body === latest.body && next.summary === latest.summary && sameList(next.tags, latest.tags);
-      if (unchanged) return { changed: false as const, artifact: latest };
-      const at = store.clock.now().toISOString();
-      const input2: ArtifactInput = asUnreviewed(
-        {
-          ...next,
-          id: nextVersionId(store, latest.chainId, latest.version + 1),
-          chainId: latest.chainId,
-          version: latest.version + 1,
-          status: latest.status,
-          supersedes: latest.supersedes,
-          pinned: latest.pinned,
-          createdAt: latest.createdAt,
-          updatedAt: at,
-          conditions: latest.conditions,
-          extra: { ...latest.extra, previousVersion: latest.id, ...(input.reason ? { changeNote: oneLine(input.reason) } : {}) },
-        },
-        { agent: input.agent ?? env.agent, channel: env.channel },
-        at,
-      );
-      const artifact = store.createArtifact(input2);
-      recordCreated(store, artifact);
-      return { changed: true as const, artifact, previous: latest };
+      const result = newVersion(store, current.id, { patch, proposal });
+      if (result.changed) recordCreated(store, result.artifact);
+      return result;
     });
     if (!outcome.changed) {
       const same = `Nothing changed: the fields you sent equal the latest version, ${artifactUrn(outcome.artifact.id)} (version ${outcome.artifact.version}).`;
@@ -179,10 +162,9 @@ export const proposeSupersessionTool = defineTool({
   outputSchema: writeOutput,
   annotations: WRITES,
   async handler(env, input) {
-    const paths = normalizePaths(env, input.paths);
-    const tags = cleanTags(input.tags);
+    const { paths, tags, proposal, latest } = agentChange(env, input, 'supersede');
     const outcome = await env.ledger.write((store) => {
-      const old = latestAgentMayChange(store, input.supersedes, 'supersede');
+      const old = latest(store, input.supersedes);
       const type = input.type ?? old.type;
       if (type === 'constitution') {
         throw new UserError('The replacement cannot be a constitution rule; only a person adds those. Give "type" another value, e.g. convention.');
@@ -195,26 +177,16 @@ export const proposeSupersessionTool = defineTool({
           'If it already says what the replacement should, supersede with a different title or revise that one with propose_version.',
         );
       }
-      const { scope, taskId } = resolveScope(store, { ...(input.scope ? { scope: input.scope } : {}), ...(paths ? { paths } : {}) });
-      const at = store.clock.now().toISOString();
-      const { superseded, by } = store.supersedeWith(
-        old.id,
-        asUnreviewed(
-          {
-            type,
-            scope,
-            taskId,
-            title: oneLine(input.title),
-            body: input.body,
-            ...(paths ? { paths } : {}),
-            ...(tags ? { tags } : {}),
-            ...(input.summary !== undefined ? { summary: input.summary } : {}),
-            extra: { supersedesId: old.id, ...(input.reason ? { changeNote: oneLine(input.reason) } : {}) },
-          },
-          { agent: input.agent ?? env.agent, channel: env.channel },
-          at,
-        ),
-      );
+      const input2 = {
+        type,
+        ...(input.scope ? { scope: input.scope } : {}),
+        title: oneLine(input.title),
+        body: input.body,
+        ...(paths ? { paths } : {}),
+        ...(tags ? { tags } : {}),
+        ...(input.summary !== undefined ? { summary: input.summary } : {}),
+      };
+      const { superseded, by } = supersedeChain(store, old.id, { input: input2, proposal });
       recordCreated(store, by);
       return { superseded, by };
     });
