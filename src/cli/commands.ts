@@ -15,6 +15,7 @@ import {
   UserError,
 } from '../core/model';
 import { newVersion, restoreVersion, supersedeChain } from '../core/artifactService';
+import { searchArtifacts } from '../core/search';
 import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
 import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
@@ -152,14 +153,14 @@ const addCommand: Command = {
 
 const listCommand: Command = {
   name: 'list',
-  summary: 'List artifacts (the latest version of each), newest first.',
+  summary: 'List artifacts (the latest version of each), newest first; with --text, the ones matching it, title matches first.',
   usage: 'context-ledger list [--type <type>] [--scope <scope>] [--status <status>] [--tag <tag>] [--text <text>] [--all-versions]',
   options: {
     type: { type: 'string', description: 'Only this type.' },
     scope: { type: 'string', description: 'Only this scope.' },
     status: { type: 'string', value: 'active|superseded|archived', description: 'Only this status.' },
     tag: { type: 'string', description: 'Only artifacts with this tag.' },
-    text: { type: 'string', description: 'Only artifacts whose id, title or body contains this text.' },
+    text: { type: 'string', description: 'Only artifacts matching these words (title, body, tags, paths, id; as search_artifacts: docs/cli.md, "Searching").' },
     task: { type: 'string', value: 'task-id', description: 'Only artifacts of this task.' },
     'all-versions': { type: 'boolean', description: 'Every version, not only the latest of each chain.' },
     limit: { type: 'string', value: 'n', description: 'At most n rows.' },
@@ -173,12 +174,15 @@ const listCommand: Command = {
       scope: checkedScope(stringOption(options, 'scope')),
       status: status,
       tag: stringOption(options, 'tag'),
-      text: stringOption(options, 'text'),
       taskId: stringOption(options, 'task'),
       allVersions: options['all-versions'] === true,
-      limit: options.limit !== undefined ? integerOption(options, 'limit', 0) : undefined,
     };
-    const found = await withRead(context, (store) => store.listArtifacts(filter));
+    const limit = options.limit !== undefined ? integerOption(options, 'limit', 0) : undefined;
+    const text = stringOption(options, 'text');
+    // With --text, the matches in the search's order (src/core/search.ts); the limit applies to them.
+    const found = await withRead(context, (store) =>
+      text === undefined ? store.listArtifacts({ ...filter, limit }) : searchArtifacts(store.listArtifacts(filter), text).artifacts.slice(0, limit),
+    );
     if (isJson(context)) return printJson(context, found.map((a) => ({ ...a, body: undefined, bodyChars: a.body.length })));
     context.out(artifactTable(found));
   },

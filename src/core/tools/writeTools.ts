@@ -3,9 +3,10 @@ import type { z } from 'zod';
 import { type Proposal, newVersion, resolveScope, supersedeChain } from '../artifactService';
 import { type Artifact, type ArtifactType, artifactUrn, UserError, URN_PREFIX } from '../model';
 import { asUnreviewed } from '../review';
+import { fold } from '../search';
 import { type LedgerStore } from '../store';
 import { type AgentToolEnv, AGENT_ARTIFACT_TYPES, text, typeSchema, refSchema, artifactFields, args, defineTool } from './tool';
-import { WRITES, oneLine, recordCreated, normalizePaths, cleanTags, holds, describeCreated, createdData, latestAgentMayChange, writeOutput, fold } from './toolSupport';
+import { WRITES, oneLine, recordCreated, normalizePaths, cleanTags, holds, describeCreated, createdData, latestAgentMayChange, writeOutput } from './toolSupport';
 
 // ------------------------------------------------------------------ create_artifact
 

@@ -199,7 +199,7 @@ export function artifactCommands(s: Services): CommandTable<(typeof ARTIFACT_COM
       const current = s.artifactTree.filter;
       const text = await vscode.window.showInputBox({
         title: 'Context Ledger: search artifacts',
-        prompt: 'Words that must all appear in the title, body, tags, paths or id (empty: no search)',
+        prompt: 'Words to find in the title, body, tags, paths or id, as `list --text` and search_artifacts find them (empty: no search)',
         value: current.text,
         valueSelection: [0, current.text.length],
       });
