@@ -4,7 +4,8 @@
  */
 import * as path from 'node:path';
 import { type Artifact, artifactUrn, UserError } from '../core/model';
-import { applyReview, isUnreviewed } from '../core/review';
+import { applyReview } from '../core/artifactService';
+import { isUnreviewed } from '../core/review';
 import { stringOption } from './args';
 import { type Command, type CommandContext, isJson, openSession, printJson, withRead, withWrite } from './commands';
 

@@ -14,6 +14,8 @@ import {
   TOKENIZERS,
   UserError,
 } from '../core/model';
+import { newVersion, restoreVersion, supersedeChain } from '../core/artifactService';
+import { searchArtifacts } from '../core/search';
 import { redactSecrets } from '../core/assemble/redact';
 import type { ImportFormat } from '../core/formats/common';
 import { artifactsForExport, decodeJsonl, importJsonl, toJsonl } from '../core/jsonl';
@@ -151,14 +153,14 @@ const addCommand: Command = {
 
 const listCommand: Command = {
   name: 'list',
-  summary: 'List artifacts (the latest version of each), newest first.',
+  summary: 'List artifacts (the latest version of each), newest first; with --text, the ones matching it, title matches first.',
   usage: 'context-ledger list [--type <type>] [--scope <scope>] [--status <status>] [--tag <tag>] [--text <text>] [--all-versions]',
   options: {
     type: { type: 'string', description: 'Only this type.' },
     scope: { type: 'string', description: 'Only this scope.' },
     status: { type: 'string', value: 'active|superseded|archived', description: 'Only this status.' },
     tag: { type: 'string', description: 'Only artifacts with this tag.' },
-    text: { type: 'string', description: 'Only artifacts whose id, title or body contains this text.' },
+    text: { type: 'string', description: 'Only artifacts matching these words (title, body, tags, paths, id; as search_artifacts: docs/cli.md, "Searching").' },
     task: { type: 'string', value: 'task-id', description: 'Only artifacts of this task.' },
     'all-versions': { type: 'boolean', description: 'Every version, not only the latest of each chain.' },
     limit: { type: 'string', value: 'n', description: 'At most n rows.' },
@@ -172,12 +174,15 @@ const listCommand: Command = {
       scope: checkedScope(stringOption(options, 'scope')),
       status: status,
       tag: stringOption(options, 'tag'),
-      text: stringOption(options, 'text'),
       taskId: stringOption(options, 'task'),
       allVersions: options['all-versions'] === true,
-      limit: options.limit !== undefined ? integerOption(options, 'limit', 0) : undefined,
     };
-    const found = await withRead(context, (store) => store.listArtifacts(filter));
+    const limit = options.limit !== undefined ? integerOption(options, 'limit', 0) : undefined;
+    const text = stringOption(options, 'text');
+    // With --text, the matches in the search's order (src/core/search.ts); the limit applies to them.
+    const found = await withRead(context, (store) =>
+      text === undefined ? store.listArtifacts({ ...filter, limit }) : searchArtifacts(store.listArtifacts(filter), text).artifacts.slice(0, limit),
+    );
     if (isJson(context)) return printJson(context, found.map((a) => ({ ...a, body: undefined, bodyChars: a.body.length })));
     context.out(artifactTable(found));
   },
@@ -224,10 +229,10 @@ const updateCommand: Command = {
     const patch = await patchFromOptions(context);
     if (Object.keys(patch).length === 0) throw new UserError('Nothing to change.', 'Pass at least one of --title, --body, --body-file, --tag, --path, --type, --scope, --summary.');
     const ref = context.positionals[0]!;
-    const { before, updated } = await withWrite(context, (store) => ({ before: store.requireArtifact(ref), updated: store.updateArtifact(ref, patch) }), false);
+    const { changed, artifact: updated } = await withWrite(context, (store) => newVersion(store, ref, { patch }), false);
     if (isJson(context)) return printJson(context, updated);
     context.out(
-      updated.version === before.version && updated.id === before.id
+      !changed
         ? `No change: ${updated.id} already has that content.`
         : `Updated ${updated.chainId}: version ${updated.version} is ${updated.id}.`,
     );
@@ -245,7 +250,7 @@ const supersedeCommand: Command = {
     const by = stringOption(context.options, 'by');
     let result: { superseded: Artifact; by: Artifact };
     if (by) {
-      result = await withWrite(context, (store) => store.supersede(oldRef, by), false);
+      result = await withWrite(context, (store) => supersedeChain(store, oldRef, { by }), false);
     } else {
       const patch = await patchFromOptions(context);
       if (!patch.title || patch.body === undefined) {
@@ -256,7 +261,7 @@ const supersedeCommand: Command = {
         (store) => {
           const old = store.requireArtifact(oldRef);
           const id = stringOption(context.options, 'id');
-          return store.supersedeWith(oldRef, { ...patch, id, type: patch.type ?? old.type, title: patch.title!, body: patch.body! });
+          return supersedeChain(store, oldRef, { input: { ...patch, id, type: patch.type ?? old.type, title: patch.title!, body: patch.body! } });
         },
         false,
       );
@@ -332,7 +337,7 @@ const revertCommand: Command = {
   options: {},
   positionals: [1, 1],
   async run(context) {
-    const restored = await withWrite(context, (store) => store.restoreVersion(context.positionals[0]!), false);
+    const restored = await withWrite(context, (store) => restoreVersion(store, context.positionals[0]!), false);
     if (isJson(context)) return printJson(context, restored);
     context.out(`Reverted ${restored.chainId} to the content of ${context.positionals[0]!}: now v${restored.version} (${restored.id}).`);
   },

@@ -16,7 +16,7 @@ export { type LedgerAccess, type AgentToolEnv, type AgentToolResult, type AgentT
 export { workspaceRelative } from './tools/toolSupport';
 export { CancelledError, buildContextTool } from './tools/buildContext';
 export { ARTIFACT_PAGE_CHARS, getArtifactTool, artifactResource } from './tools/getArtifact';
-export { searchKeywords, searchArtifactsTool } from './tools/searchArtifacts';
+export { searchArtifactsTool } from './tools/searchArtifacts';
 export { type CreateArtifactInput, recordAgentArtifact, createArtifactTool, proposeVersionTool, proposeSupersessionTool } from './tools/writeTools';
 export { explainTool, whichTool } from './tools/explainWhich';
 

@@ -3,9 +3,7 @@
  * state lives in `extra.review` (kept by the store and by JSONL round-trips), and the
  * provenance in `source` (`agent:<name>`), so nothing here needs a migration.
  */
-import { newVersionId } from './ids';
-import { type Artifact, type ArtifactInput, UserError } from './model';
-import type { LedgerStore } from './store';
+import type { Artifact, ArtifactInput } from './model';
 
 export const REVIEW_STATES = ['unreviewed', 'approved', 'rejected'] as const;
 export type ReviewState = (typeof REVIEW_STATES)[number];
@@ -73,9 +71,8 @@ export function asUnreviewed<T extends ArtifactInput>(input: T, provenance: Agen
 }
 
 /**
- * The `extra` a reviewed artifact should carry. The caller writes it back (a new
- * version, or an in-place update once the schema has a review column); `reviewer` is
- * who decided, e.g. `user`.
+ * The `extra` a reviewed artifact should carry; the artifact service writes it as a new
+ * version (src/core/artifactService.ts applyReview). `reviewer` is who decided, e.g. `user`.
  */
 export function markReviewed(
   artifact: Pick<Artifact, 'extra'>,
@@ -92,40 +89,4 @@ export function reviewBadge(artifact: Pick<Artifact, 'extra' | 'source'>): strin
   if (state === 'unreviewed') return `UNREVIEWED (${artifact.source})`;
   if (state === 'rejected') return 'REJECTED';
   return '';
-}
-
-/** A free id for a new version, named as the store names its versions (src/core/ids.ts). */
-export function nextVersionId(store: Pick<LedgerStore, 'getArtifact'>, chainId: string, version: number): string {
-  return newVersionId(chainId, version, (id) => store.getArtifact(id) !== undefined);
-}
-
-/**
- * Records a person's verdict on the latest version of the chain of `ref`. The store has
- * no in-place update of `extra`, so the verdict becomes a new version with the same
- * content (history shows who approved what, when); a rejected chain is also archived so
- * it leaves every context. Returns the latest version afterwards.
- */
-export function applyReview(
-  store: LedgerStore,
-  ref: string,
-  verdict: Exclude<ReviewState, 'unreviewed'>,
-  reviewer = 'user',
-): Artifact {
-  const latest = store.latestOfChain(store.requireArtifact(ref).chainId)!;
-  if (reviewState(latest) === undefined) {
-    throw new UserError(`${latest.id} was not written by an agent; there is nothing to review.`, 'List what awaits review with `context-ledger inbox`.');
-  }
-  if (reviewState(latest) === verdict) return latest;
-  const at = store.clock.now().toISOString();
-  return store.transaction(() => {
-    const next = store.createArtifact({
-      ...latest,
-      id: nextVersionId(store, latest.chainId, latest.version + 1),
-      version: latest.version + 1,
-      createdAt: latest.createdAt,
-      updatedAt: at,
-      extra: markReviewed(latest, verdict, reviewer, at),
-    });
-    return verdict === 'rejected' ? store.archive(next.id) : next;
-  });
 }

@@ -3,6 +3,7 @@
  * filtered by type, status and text. The tree provider only turns these into TreeItems.
  */
 import { ARTIFACT_TYPES, type Artifact, type ArtifactStatus, type ArtifactType, type Scope, SCOPES } from '../core/model';
+import { searchArtifacts } from '../core/search';
 
 export const SCOPE_LABELS: Readonly<Record<Scope, string>> = {
   global: 'Global',
@@ -90,15 +91,12 @@ export function describeFilter(filter: ArtifactFilterState): string {
   return parts.join(' · ');
 }
 
-export function matchesFilter(artifact: Artifact, filter: ArtifactFilterState): boolean {
-  if (filter.types.length > 0 && !filter.types.includes(artifact.type)) return false;
-  if (filter.statuses.length > 0 && !filter.statuses.includes(artifact.status)) return false;
-  const text = filter.text.trim().toLowerCase();
-  if (text !== '') {
-    const haystack = [artifact.title, artifact.body, artifact.id, artifact.tags.join(' '), artifact.paths.join(' ')].join('\n').toLowerCase();
-    if (!text.split(/\s+/).every((word) => haystack.includes(word))) return false;
-  }
-  return true;
+/** The artifacts the filter shows: of its types and statuses, matching its text as the ledger's one search does (src/core/search.ts). */
+export function filterArtifacts(artifacts: readonly Artifact[], filter: ArtifactFilterState): Artifact[] {
+  const kept = artifacts.filter(
+    (a) => (filter.types.length === 0 || filter.types.includes(a.type)) && (filter.statuses.length === 0 || filter.statuses.includes(a.status)),
+  );
+  return searchArtifacts(kept, filter.text).artifacts;
 }
 
 export interface TypeGroup {
@@ -122,8 +120,9 @@ function compareArtifacts(a: Artifact, b: Artifact): number {
 /** Scopes in a fixed order (global, task, path), types in priority order; empty groups left out. */
 export function groupArtifacts(artifacts: readonly Artifact[], filter: ArtifactFilterState): ScopeGroup[] {
   const groups: ScopeGroup[] = [];
+  const shown = filterArtifacts(artifacts, filter);
   for (const scope of SCOPES) {
-    const inScope = artifacts.filter((a) => a.scope === scope && matchesFilter(a, filter));
+    const inScope = shown.filter((a) => a.scope === scope);
     if (inScope.length === 0) continue;
     const types: TypeGroup[] = [];
     for (const type of ARTIFACT_TYPES) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { Artifact } from '../core/model';
+import { newVersion, supersedeChain } from '../core/artifactService';
 import { type DocumentFields, fieldsOf, patchBetween, slugify } from './artifactFields';
 import { DisposableBase } from './disposable';
 import { LEDGER_SCHEME } from './ids';
@@ -161,7 +162,7 @@ export class LedgerDocumentProvider extends DisposableBase implements vscode.Fil
       const replaces = target.draft.supersedes;
       const { created, superseded } = await ledger.write((store) => {
         if (!replaces) return { created: store.createArtifact(input), superseded: undefined };
-        const { by, superseded } = store.supersedeWith(replaces, input);
+        const { by, superseded } = supersedeChain(store, replaces, { input });
         return { created: by, superseded };
       }, 'artifacts');
       target.draft.chainId = created.chainId;
@@ -181,7 +182,7 @@ export class LedgerDocumentProvider extends DisposableBase implements vscode.Fil
       const base = fieldsOf(latest);
       const patch = patchBetween(base, parseArtifactDocument(text, base));
       if (Object.keys(patch).length === 0) return { before: latest, after: latest };
-      return { before: latest, after: store.updateArtifact(latest.id, patch) };
+      return { before: latest, after: newVersion(store, latest.id, { patch }).artifact };
     }, 'artifacts');
     if (result.after.id !== result.before.id) {
       this.logger.info(`Saved ${result.after.chainId} as version ${result.after.version} (${result.after.id})`);

@@ -1,28 +1,16 @@
-/** `search_artifacts`: keyword search over titles, bodies and tags, paged by cursor. */
+/** `search_artifacts`: the ledger's one search (src/core/search.ts), with type, tag and status filters, paged by cursor. */
 import { z } from 'zod';
-import { isStopWord } from '../assemble/text';
-import { ARTIFACT_TYPES, type Artifact, artifactUrn, canonicalAdrRefs } from '../model';
+import { ARTIFACT_TYPES, artifactUrn } from '../model';
 import { reviewBadge } from '../review';
+import { fold, ledgerSearchDocs, searchArtifacts } from '../search';
 import { MAX_TAG_CHARS, describeValue, text, args, errorResult, defineTool } from './tool';
-import { READ_ONLY, oneLine, redacted, artifactData, artifactOutput, searchEntries, fold } from './toolSupport';
+import { READ_ONLY, oneLine, redacted, artifactData, artifactOutput } from './toolSupport';
 
 // ------------------------------------------------------------------ search_artifacts
 
 export const SNIPPET_CHARS = 160;
 export const SEARCH_MAX_LIMIT = 50;
 
-
-/**
- * The words of a query that say what it is about: a sentence ("how do we handle journal
- * import") is taken as its keywords, the same stop words the assembler ignores left out.
- * A query of stop words only keeps them, so "how to" still searches for something.
- */
-export function searchKeywords(query: string): string[] {
-  // "ADR 57" and "ADR-0057" find the same record (its title and id say ADR-0057).
-  const words = [...new Set(fold(canonicalAdrRefs(query)).split(/[^\p{L}\p{N}_./:@#-]+/u).map((w) => w.replace(/^[.:/-]+|[.:/-]+$/g, '')).filter(Boolean))];
-  const keywords = words.filter((w) => !isStopWord(w));
-  return keywords.length > 0 ? keywords : words;
-}
 
 export function snippet(body: string, words: readonly string[]): string {
   const flat = oneLine(body);
@@ -60,7 +48,7 @@ export const searchArtifactsTool = defineTool({
   lmName: 'contextLedger_searchArtifacts',
   title: 'Search artifacts',
   description:
-    'Finds ledger artifacts by keywords (in the title, body, tags or id; case- and accent-insensitive; a sentence works, its filler words are ignored), type and tag. ' +
+    'Finds ledger artifacts by keywords (in the title, body, tags, paths or id; case- and accent-insensitive; a sentence works, its filler words are ignored), type and tag. ' +
     'Artifacts with every keyword come first; when none has them all, those with the most. ' +
     `Returns up to "limit" matches, title matches ahead, then newest, each with id, URN, type and a short snippet; "nextCursor" pages on. ` +
     'Use it to check what is already recorded before creating an artifact, or to find one to update; fetch full text with get_artifact.',
@@ -94,7 +82,6 @@ export const searchArtifactsTool = defineTool({
   }),
   annotations: READ_ONLY,
   async handler(env, input) {
-    const words = searchKeywords(input.query ?? '');
     const status = input.status ?? 'active';
     const limit = input.limit ?? 10;
     const key = searchKey(input);
@@ -106,22 +93,10 @@ export const searchArtifactsTool = defineTool({
     }
     const tag = input.tag?.toLowerCase();
     return env.ledger.read((store) => {
-      const hits: Array<{ artifact: Artifact; matched: number; titleHits: number }> = [];
-      let best = 0;
-      for (const entry of searchEntries(store)) {
-        const a = entry.artifact;
-        if ((status !== 'any' && a.status !== status) || (input.type && a.type !== input.type) || (tag && !a.tags.some((t) => t.toLowerCase() === tag))) continue;
-        let matched = 0;
-        for (const w of words) if (entry.haystack.includes(w)) matched++;
-        if (words.length > 0 && matched === 0) continue;
-        best = Math.max(best, matched);
-        hits.push({ artifact: a, matched, titleHits: words.filter((w) => entry.title.includes(w)).length });
-      }
-      // Every keyword when some artifact has them all; else as many as any has.
-      const scored = hits.filter((h) => h.matched === best);
-      // Stable sort keeps the store's newest-first order within equal title hits.
-      scored.sort((a, b) => b.titleHits - a.titleHits);
-      const shown = scored.slice(offset, offset + limit);
+      const candidates = ledgerSearchDocs(store).filter(({ artifact: a }) =>
+        (status === 'any' || a.status === status) && (!input.type || a.type === input.type) && (!tag || a.tags.some((t) => t.toLowerCase() === tag)));
+      const { words, matched: best, artifacts: scored } = searchArtifacts(candidates, input.query ?? '');
+      const shown = scored.slice(offset, offset + limit).map((artifact) => ({ artifact }));
       const nextCursor = offset + limit < scored.length ? encodeCursor(offset + limit, key) : undefined;
       const partial = words.length > 1 && best < words.length && scored.length > 0 ? ` No artifact has all of ${words.join(', ')}; these have ${best} of them.` : '';
       if (shown.length === 0) {

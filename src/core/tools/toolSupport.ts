@@ -3,16 +3,13 @@ import { z } from 'zod';
 import { redactOutgoing } from '../assemble';
 import { carryIndexOverOwnWrites } from '../assemble/cache';
 import { cachedGlob } from '../assemble/gating';
-import { type Artifact, artifactUrn, canonicalAdrRefs, idFromRef, type Scope, UserError } from '../model';
+import { type Artifact, artifactUrn, idFromRef, UserError } from '../model';
+import { keepLedgerSearchDocs, ledgerSearchDocs } from '../search';
 import { isUnreviewed } from '../review';
 import { type LedgerStore } from '../store';
 import { type AgentToolEnv, type AgentToolAnnotations, redaction } from './tool';
 
 // ------------------------------------------------------------------ helpers
-
-export function fold(value: string): string {
-  return value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-}
 
 export const READ_ONLY: AgentToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 export const WRITES: AgentToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
@@ -60,7 +57,7 @@ export function reviewLine(artifact: Artifact): string | undefined {
  * when that artifact is in the ledger too). Where an agent should look instead.
  */
 export function successorOf(store: LedgerStore, artifact: Artifact): { id: string; title?: string } | undefined {
-  const next = searchEntries(store).find((e) => e.artifact.supersedes === artifact.chainId)?.artifact;
+  const next = ledgerSearchDocs(store).find((e) => e.artifact.supersedes === artifact.chainId)?.artifact;
   if (next) return { id: next.id, title: next.title };
   const recorded = artifact.extra.supersededBy;
   if (typeof recorded !== 'string' || recorded.trim() === '') return undefined;
@@ -76,20 +73,6 @@ export function recordCreated(store: LedgerStore, artifact: Artifact): void {
   // Workflow memory (L4) tells later stages what this stage recorded.
   const task = store.getActiveTask();
   if (task) store.addTaskEvent(task.id, 'artifact_created', { id: artifact.id, title: artifact.title, type: artifact.type, source: artifact.source });
-}
-
-export function resolveScope(
-  store: LedgerStore,
-  input: { scope?: Scope; paths?: string[]; taskId?: string | null },
-): { scope: Scope; taskId: string | null } {
-  const scope = input.scope ?? ((input.paths?.length ?? 0) > 0 ? 'path' : 'global');
-  if (scope === 'path' && (input.paths?.length ?? 0) === 0) {
-    throw new UserError('Scope "path" needs at least one workspace-relative glob in "paths", e.g. ["src/api/**"].');
-  }
-  if (scope !== 'task') return { scope, taskId: input.taskId ?? null };
-  const taskId = input.taskId ?? store.getActiveTask()?.id;
-  if (!taskId) throw new UserError('Scope "task" needs an active task, and there is none. Use scope "global" or "path".');
-  return { scope, taskId };
 }
 
 /** Workspace-relative, deduplicated globs; a glob the assembler could never match (e.g. `src/[unclosed`) is refused. */
@@ -193,33 +176,6 @@ export const writeOutput = z.object({
 
 // ------------------------------------------------------------------ the ledger as the tools read it
 
-export interface SearchEntry {
-  artifact: Artifact;
-  title: string;
-  haystack: string;
-}
-
-export interface SearchCache {
-  generation: number;
-  /** The latest version of every chain, newest first, with its folded text. */
-  entries: SearchEntry[];
-}
-
-export const searchCaches = new WeakMap<LedgerStore, SearchCache>();
-
-/** Folding 10,000 bodies costs more than the search itself: done once per store generation. */
-export function searchEntries(store: LedgerStore): SearchEntry[] {
-  const cached = searchCaches.get(store);
-  if (cached && cached.generation === store.generation) return cached.entries;
-  const entries = store.latestArtifacts().map((artifact) => {
-    // ADR references written one way in the haystack as in the query: "ADR 74" in a body is found by "ADR-0074".
-    const title = fold(canonicalAdrRefs(artifact.title));
-    return { artifact, title, haystack: `${title}\n${fold(canonicalAdrRefs(artifact.body))}\n${fold(artifact.tags.join(' '))}\n${artifact.id.toLowerCase()}` };
-  });
-  searchCaches.set(store, { generation: store.generation, entries });
-  return entries;
-}
-
 /**
  * Runs `fn` (writes that change no artifact: the assembly log, injection counts) and
  * keeps what was derived from the artifacts, the assembler's index and the search text,
@@ -229,7 +185,6 @@ export function withoutArtifactChanges<T>(store: LedgerStore, fn: () => T): T {
   const before = store.generation;
   const result = fn();
   carryIndexOverOwnWrites(store, before);
-  const cached = searchCaches.get(store);
-  if (cached && cached.generation === before) cached.generation = store.generation;
+  keepLedgerSearchDocs(store, before);
   return result;
 }

@@ -1,16 +1,52 @@
 /** The tools that write: `create_artifact`, `propose_version`, `propose_supersession` (each an unreviewed proposal a person accepts). */
 import type { z } from 'zod';
-import { type Artifact, type ArtifactInput, type ArtifactType, artifactUrn, UserError, URN_PREFIX } from '../model';
-import { asUnreviewed, nextVersionId } from '../review';
+import { type Proposal, newVersion, resolveScope, supersedeChain } from '../artifactService';
+import { type Artifact, type ArtifactPatch, type ArtifactType, artifactUrn, type Scope, UserError, URN_PREFIX } from '../model';
+import { asUnreviewed } from '../review';
+import { fold } from '../search';
 import { type LedgerStore } from '../store';
 import { type AgentToolEnv, AGENT_ARTIFACT_TYPES, text, typeSchema, refSchema, artifactFields, args, defineTool } from './tool';
-import { WRITES, oneLine, recordCreated, resolveScope, normalizePaths, cleanTags, holds, describeCreated, createdData, latestAgentMayChange, writeOutput, fold } from './toolSupport';
+import { WRITES, oneLine, recordCreated, normalizePaths, cleanTags, holds, describeCreated, createdData, latestAgentMayChange, writeOutput } from './toolSupport';
 
 // ------------------------------------------------------------------ create_artifact
 
 export function duplicateOf(store: LedgerStore, type: ArtifactType, title: string): Artifact | undefined {
   const wanted = fold(oneLine(title));
   return store.listArtifacts({ type, status: 'active' }).find((a) => fold(oneLine(a.title)) === wanted);
+}
+
+/** Refuses a title another active artifact of `type` (of another chain than `chainId`) already has, with what to do instead. */
+function refuseDuplicate(store: LedgerStore, type: ArtifactType, title: string, instead: string, chainId?: string): void {
+  const duplicate = duplicateOf(store, type, title);
+  if (duplicate && duplicate.chainId !== chainId) {
+    throw new UserError(`An active ${type} titled "${duplicate.title}" already exists: ${artifactUrn(duplicate.id)}.`, instead);
+  }
+}
+
+/**
+ * The artifact fields an agent sent, cleaned — paths workspace-relative and checked (before
+ * the ledger is opened), tags trimmed, the title on one line — only those it gave.
+ */
+function sentFields(
+  env: Pick<AgentToolEnv, 'workspaceRoot'>,
+  input: { type?: ArtifactType; scope?: Scope; paths?: string[]; title?: string; body?: string; summary?: string; tags?: string[] },
+): ArtifactPatch {
+  const paths = normalizePaths(env, input.paths);
+  const tags = cleanTags(input.tags);
+  return {
+    ...(input.type !== undefined ? { type: input.type } : {}),
+    ...(input.scope !== undefined ? { scope: input.scope } : {}),
+    ...(paths ? { paths } : {}),
+    ...(input.title !== undefined ? { title: oneLine(input.title) } : {}),
+    ...(input.body !== undefined ? { body: input.body } : {}),
+    ...(input.summary !== undefined ? { summary: input.summary } : {}),
+    ...(tags ? { tags } : {}),
+  };
+}
+
+/** Who proposes (the name the agent gave, else the one its client reported) and why. */
+function proposalOf(env: Pick<AgentToolEnv, 'agent' | 'channel'>, input: { agent?: string; reason?: string }): Proposal {
+  return { provenance: { agent: input.agent ?? env.agent, channel: env.channel }, ...(input.reason ? { reason: input.reason } : {}) };
 }
 
 export const createArtifactSchema = args({
@@ -31,31 +67,12 @@ export function recordAgentArtifact(
   env: Pick<AgentToolEnv, 'agent' | 'channel' | 'workspaceRoot'>,
   input: CreateArtifactInput,
 ): Artifact {
-  const paths = normalizePaths(env, input.paths);
-  const tags = cleanTags(input.tags);
-  const duplicate = duplicateOf(store, input.type, input.title);
-  if (duplicate) {
-    throw new UserError(
-      `An active ${input.type} titled "${duplicate.title}" already exists: ${artifactUrn(duplicate.id)}.`,
-      'To add to it or correct it, call propose_version with its id; to replace it, call propose_supersession; if it is a different fact, give it a more specific title.',
-    );
-  }
-  const { scope, taskId } = resolveScope(store, { ...(input.scope ? { scope: input.scope } : {}), ...(paths ? { paths } : {}) });
+  const fields = sentFields(env, input);
+  refuseDuplicate(store, input.type, input.title, 'To add to it or correct it, call propose_version with its id; to replace it, call propose_supersession; if it is a different fact, give it a more specific title.');
+  const { scope, taskId } = resolveScope(store, fields);
+  const { provenance } = proposalOf(env, input);
   const artifact = store.createArtifact(
-    asUnreviewed(
-      {
-        type: input.type,
-        scope,
-        taskId,
-        title: oneLine(input.title),
-        body: input.body,
-        ...(paths ? { paths } : {}),
-        ...(tags ? { tags } : {}),
-        ...(input.summary !== undefined ? { summary: input.summary } : {}),
-      },
-      { agent: input.agent ?? env.agent, channel: env.channel },
-      store.clock.now().toISOString(),
-    ),
+    asUnreviewed({ ...fields, type: input.type, scope, taskId, title: oneLine(input.title), body: input.body }, provenance, store.clock.now().toISOString()),
   );
   recordCreated(store, artifact);
   return artifact;
@@ -82,10 +99,6 @@ export const createArtifactTool = defineTool({
 
 // ------------------------------------------------------------------ propose_version
 
-export function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
 export const proposeVersionTool = defineTool({
   name: 'propose_version',
   lmName: 'contextLedger_proposeVersion',
@@ -105,51 +118,12 @@ export const proposeVersionTool = defineTool({
   outputSchema: writeOutput,
   annotations: WRITES,
   async handler(env, input) {
-    const paths = normalizePaths(env, input.paths);
-    const tags = cleanTags(input.tags);
+    const patch = sentFields(env, input);
     const outcome = await env.ledger.write((store) => {
-      const latest = latestAgentMayChange(store, input.id, 'revise');
-      const nextPaths = paths ?? latest.paths;
-      const { scope, taskId } = resolveScope(store, {
-        scope: input.scope ?? latest.scope,
-        paths: nextPaths,
-        taskId: latest.taskId,
-      });
-      const next = {
-        type: input.type ?? latest.type,
-        scope,
-        taskId: scope === 'task' ? taskId : null,
-        paths: nextPaths,
-        title: input.title !== undefined ? oneLine(input.title) : latest.title,
-        body: input.body ?? latest.body,
-        summary: input.summary ?? latest.summary,
-        tags: tags ?? latest.tags,
-      };
-      const unchanged =
-        next.type === latest.type && next.scope === latest.scope && next.taskId === latest.taskId && sameList(next.paths, latest.paths) &&
-        next.title === latest.title && next.body === latest.body && next.summary === latest.summary && sameList(next.tags, latest.tags);
-      if (unchanged) return { changed: false as const, artifact: latest };
-      const at = store.clock.now().toISOString();
-      const input2: ArtifactInput = asUnreviewed(
-        {
-          ...next,
-          id: nextVersionId(store, latest.chainId, latest.version + 1),
-          chainId: latest.chainId,
-          version: latest.version + 1,
-          status: latest.status,
-          supersedes: latest.supersedes,
-          pinned: latest.pinned,
-          createdAt: latest.createdAt,
-          updatedAt: at,
-          conditions: latest.conditions,
-          extra: { ...latest.extra, previousVersion: latest.id, ...(input.reason ? { changeNote: oneLine(input.reason) } : {}) },
-        },
-        { agent: input.agent ?? env.agent, channel: env.channel },
-        at,
-      );
-      const artifact = store.createArtifact(input2);
-      recordCreated(store, artifact);
-      return { changed: true as const, artifact, previous: latest };
+      const current = latestAgentMayChange(store, input.id, 'revise');
+      const result = newVersion(store, current.id, { patch, proposal: proposalOf(env, input) });
+      if (result.changed) recordCreated(store, result.artifact);
+      return result;
     });
     if (!outcome.changed) {
       const same = `Nothing changed: the fields you sent equal the latest version, ${artifactUrn(outcome.artifact.id)} (version ${outcome.artifact.version}).`;
@@ -179,8 +153,7 @@ export const proposeSupersessionTool = defineTool({
   outputSchema: writeOutput,
   annotations: WRITES,
   async handler(env, input) {
-    const paths = normalizePaths(env, input.paths);
-    const tags = cleanTags(input.tags);
+    const fields = sentFields(env, input);
     const outcome = await env.ledger.write((store) => {
       const old = latestAgentMayChange(store, input.supersedes, 'supersede');
       const type = input.type ?? old.type;
@@ -188,33 +161,10 @@ export const proposeSupersessionTool = defineTool({
         throw new UserError('The replacement cannot be a constitution rule; only a person adds those. Give "type" another value, e.g. convention.');
       }
       // The same check create_artifact makes: a replacement that repeats another active artifact's title is a duplicate of it.
-      const duplicate = duplicateOf(store, type, input.title);
-      if (duplicate && duplicate.chainId !== old.chainId) {
-        throw new UserError(
-          `An active ${type} titled "${duplicate.title}" already exists: ${artifactUrn(duplicate.id)}.`,
-          'If it already says what the replacement should, supersede with a different title or revise that one with propose_version.',
-        );
-      }
-      const { scope, taskId } = resolveScope(store, { ...(input.scope ? { scope: input.scope } : {}), ...(paths ? { paths } : {}) });
-      const at = store.clock.now().toISOString();
-      const { superseded, by } = store.supersedeWith(
-        old.id,
-        asUnreviewed(
-          {
-            type,
-            scope,
-            taskId,
-            title: oneLine(input.title),
-            body: input.body,
-            ...(paths ? { paths } : {}),
-            ...(tags ? { tags } : {}),
-            ...(input.summary !== undefined ? { summary: input.summary } : {}),
-            extra: { supersedesId: old.id, ...(input.reason ? { changeNote: oneLine(input.reason) } : {}) },
-          },
-          { agent: input.agent ?? env.agent, channel: env.channel },
-          at,
-        ),
-      );
+      const instead = 'If it already says what the replacement should, supersede with a different title or revise that one with propose_version.';
+      refuseDuplicate(store, type, input.title, instead, old.chainId);
+      const replacement = { ...fields, type, title: oneLine(input.title), body: input.body };
+      const { superseded, by } = supersedeChain(store, old.id, { input: replacement, proposal: proposalOf(env, input) });
       recordCreated(store, by);
       return { superseded, by };
     });

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { type Artifact, artifactUrn } from '../../core/model';
-import { applyReview, isUnreviewed } from '../../core/review';
+import { applyReview } from '../../core/artifactService';
+import { isUnreviewed } from '../../core/review';
 import { DisposableBase } from '../disposable';
 import { COMMANDS } from '../ids';
 import type { Services } from '../services';

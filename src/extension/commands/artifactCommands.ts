@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { ARTIFACT_TYPES, type Artifact, type ArtifactStatus, type ArtifactType, artifactUrn, STATUSES } from '../../core/model';
+import { restoreVersion, supersedeChain } from '../../core/artifactService';
 import type { LedgerStore } from '../../core/store';
 import { fieldsOf } from '../artifactFields';
 import { DEFAULT_FILTER, TYPE_DESCRIPTIONS, TYPE_ICONS, TYPE_LABELS } from '../artifactTreeModel';
@@ -123,7 +124,7 @@ export function artifactCommands(s: Services): CommandTable<(typeof ARTIFACT_COM
         return;
       }
       const replacement = picked.artifact;
-      const { superseded, by } = await s.registry.get(node.folder).write((store) => store.supersede(old.id, replacement.id), 'artifacts');
+      const { superseded, by } = await s.registry.get(node.folder).write((store) => supersedeChain(store, old.id, { by: replacement.id }), 'artifacts');
       s.artifactTree.refresh();
       void vscode.window.showInformationMessage(`"${superseded.title}" is superseded by "${by.title}"; it no longer goes into the context.`);
     } },
@@ -131,7 +132,7 @@ export function artifactCommands(s: Services): CommandTable<(typeof ARTIFACT_COM
       if (isVersionNode(arg)) {
         // An older version from the tree's history: it becomes the newest version again.
         const old = arg.artifact;
-        const restored = await s.registry.get(arg.folder).write((store) => store.restoreVersion(old.id), 'artifacts');
+        const restored = await s.registry.get(arg.folder).write((store) => restoreVersion(store, old.id), 'artifacts');
         s.logger.info(`Restored ${old.id} (v${old.version}) as ${restored.id} (v${restored.version})`);
         await s.artifactTree.reveal(arg.folder, restored);
         void vscode.window.showInformationMessage(
@@ -198,7 +199,7 @@ export function artifactCommands(s: Services): CommandTable<(typeof ARTIFACT_COM
       const current = s.artifactTree.filter;
       const text = await vscode.window.showInputBox({
         title: 'Context Ledger: search artifacts',
-        prompt: 'Words that must all appear in the title, body, tags, paths or id (empty: no search)',
+        prompt: 'Words to find in the title, body, tags, paths or id, as `list --text` and search_artifacts find them (empty: no search)',
         value: current.text,
         valueSelection: [0, current.text.length],
       });
