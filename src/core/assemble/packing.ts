@@ -190,7 +190,8 @@ function packRulesInScope(
   if (room <= 0 || !candidates.some((c) => c.layer !== 'fixed' && !STANDING_RULE_TYPES.has(c.artifact.type))) return;
   const inScope = [...entries.task, ...entries.path, ...entries.global].filter((e) => {
     const c = entryOf.get(e)!;
-    return STANDING_RULE_TYPES.has(c.artifact.type) && c.pathMatch !== undefined;
+    // A part offered only for room nothing else can use does not take this room from the layers.
+    return STANDING_RULE_TYPES.has(c.artifact.type) && c.pathMatch !== undefined && c.roomLeft !== true;
   });
   packGreedy(inScope, state, room);
 }

@@ -26,6 +26,15 @@ const MIN_LIFT = 2;
 /** A word in at most 1/DISTINCTIVE_SHARE of an artifact's sections tells them apart. */
 const DISTINCTIVE_SHARE = 3;
 
+/**
+ * The worth, as a share of its file's, of a part of a rule in scope that the task does not
+ * single out. The tool loads the whole file for the files in play, so each part has the
+ * evidence of the file's scope; but the task points to none of them, so the part is bought
+ * only with room nothing else of worth can use: under the layer floor (`layerFloor`), it
+ * waits for the last back-fill, where it never displaces what the ranking chose.
+ */
+const ROOM_LEFT_SHARE = 1e-3;
+
 interface SectionDoc {
   section: BodySection;
   /** Its text in lower case, for the names of the files in play. */
@@ -118,7 +127,17 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
       return m;
     });
     const total = mass.reduce((sum, m) => sum + m, 0);
-    if (total <= 0) continue;
+    const given = new Set<number>();
+    const offerRest = (): void => {
+      if (c.pathMatch === undefined) return;
+      sections.forEach((s, i) => {
+        if (!given.has(i)) found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: ROOM_LEFT_SHARE, roomLeft: true });
+      });
+    };
+    if (total <= 0) {
+      offerRest();
+      continue;
+    }
     const length = sections.reduce((sum, s) => sum + s.artifact.body.length, 0);
     const offer = (i: number, namesFile?: string): void => {
       const s = sections[i]!;
@@ -126,6 +145,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
       // The evidence that the file applies to the work (its path match and what that earns)
       // belongs whole to the part that names a file in play; only the words' match is divided.
       const k = c.components;
+      given.add(i);
       const share = namesFile !== undefined && c.score > 0 ? Math.min(1, (k.relevance * wordsShare + k.reference + Math.max(0, k.path)) / c.score) : wordsShare;
       found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share, ...(namesFile !== undefined ? { namesFile } : {}) });
     };
@@ -162,6 +182,7 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     // whole. One part only: offering every part denser than the whole let one long file's
     // parts crowd out the shorter rules a task needs (docs/benchmarks.md).
     if (offered === 0 && densest >= 0) offer(densest);
+    offerRest();
   }
   if (found.length === 0) return;
   candidates.push(...found);

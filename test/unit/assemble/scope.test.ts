@@ -151,6 +151,26 @@ describe('rules loaded for every file', () => {
   });
 });
 
+describe("a Copilot instructions file whose applyTo is a YAML list", () => {
+  // VS Code reads applyTo as one string and never attaches such a file (`which` says so), but
+  // its author scoped it: the ledger reads the scope the author meant, for the files in play.
+  test('is in a build for a file its globs match and out of one for another folder', async () => {
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    const imported = parseAgentRules([
+      { path: '.github/instructions/web.instructions.md', content: '---\napplyTo:\n  - "web/**/*.tsx"\n  - "web/**/*.css"\n---\n\n# Web\n\nUse the design tokens for every colour; never a hex literal.\n' },
+    ]);
+    for (const a of imported.artifacts) store.createArtifact(a);
+    const id = imported.artifacts[0]!.id!;
+    assert.deepEqual(imported.artifacts[0]!.paths, ['web/**/*.tsx', 'web/**/*.css']);
+    const task = { title: 'Fix the button colour', description: '' };
+    const web = await assembleContext(store, { budget: 4000, now: NOW, task, paths: ['web/src/Button.tsx'], log: false });
+    assert.match(web.items.find((i) => i.id === id)?.reason ?? '', /path match web\/\*\*\/\*\.tsx/);
+    const api = await assembleContext(store, { budget: 4000, now: NOW, task, paths: ['api/src/colour.ts'], log: false });
+    assert.equal(api.items.find((i) => i.id === id), undefined);
+    assert.equal(api.excluded.find((e) => e.id === id)?.reason, 'path-mismatch');
+  });
+});
+
 describe('a task label naming a folder', () => {
   // Working in internal/cli/journal/ on a task labelled "journal": the notes and rules of
   // internal/journal/ concern it, though no file of that folder is in play.

@@ -23,6 +23,11 @@ const INTERNAL_TASK = {
 };
 const CS_FILE = ['src/Aspire.Hosting/Dcp/DcpExecutor.cs'];
 
+/** The sections an item shows because the task points to them (not for room left): their slugs, from its reason. */
+function matchedSlugs(item: { reason?: string } | undefined): string[] {
+  return [...(item?.reason ?? '').matchAll(/section "[^"]*" \(\d+% of its match[^)]*\) at ledger:\/\/artifact\/[^#\s]+#([\w-]+)/g)].map((m) => m[1]!);
+}
+
 async function aspireLedger(): Promise<LedgerStore> {
   const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
   store.createArtifact({ id: 'copilot-xmldoc', type: 'convention', scope: 'path', paths: ['src/**/*.cs'], title: 'XML Documentation Standards for Aspire', body: XMLDOC });
@@ -124,7 +129,28 @@ describe('building context by sections', () => {
     const store = await aspireLedger();
     const result = await assembleContext(store, { budget: 2000, now: NOW, task: { title: 'Aspire', description: '' }, paths: CS_FILE, log: false });
     const item = result.items.find((i) => i.id === 'copilot-xmldoc');
-    assert.equal(item?.sections, undefined, JSON.stringify(item));
+    assert.deepEqual(matchedSlugs(item), [], 'no part is offered as what the task is about');
+    assert.ok(result.tokensUsed <= 2000);
+  });
+
+  test('the parts of a rule in scope the task does not single out fill room nothing else can use, and explain says so', async () => {
+    // dotnet/aspire at 8,000 tokens (realbench): the XML-doc rule is loaded whole for a .cs file,
+    // its "General Principles" graded for the task; only the part the task's words point to was
+    // offered, the whole did not fit, and 1,600 tokens stayed unused.
+    const store = await aspireLedger();
+    const result = await assembleContext(store, { budget: 3000, now: NOW, task: INTERNAL_TASK, paths: CS_FILE, log: false });
+    assert.ok(result.tokensUsed <= 3000);
+    const item = result.items.find((i) => i.id === 'copilot-xmldoc')!;
+    assert.ok(matchedSlugs(item).includes('documentation-for-internal-apis'), item.reason);
+    assert.match(item.reason ?? '', /section "General Principles" \(a part of a rule in scope, given room nothing else could use\)/);
+    assert.ok(result.text.includes(findSection(XMLDOC, 'general-principles')!.text.split('\n').slice(0, 4).join('\n')), 'the part is in the text whole');
+    // With less room, the part the task points to comes before any part offered for the room.
+    const tight = await assembleContext(store, { budget: 2000, now: NOW, task: INTERNAL_TASK, paths: CS_FILE, log: false });
+    assert.ok(matchedSlugs(tight.items.find((i) => i.id === 'copilot-xmldoc')).includes('documentation-for-internal-apis'));
+    // Out of scope (no file it applies to in play), its parts are not offered for the room.
+    const elsewhere = await assembleContext(store, { budget: 3000, now: NOW, task: INTERNAL_TASK, paths: ['docs/README.md'], log: false });
+    assert.doesNotMatch(elsewhere.text, /given room nothing else could use/);
+    assert.doesNotMatch(JSON.stringify(elsewhere.items), /given room nothing else could use/);
   });
 
   test("where the task's words spread over a long rule, its densest part still stands for it, and only that part", async () => {
@@ -143,9 +169,9 @@ describe('building context by sections', () => {
     const result = await assembleContext(store, { budget: 1000, now: NOW, task, paths: ['src/queue/worker.ts'], log: false });
     const item = result.items.find((i) => i.id === 'queue-rules')!;
     assert.equal(item.mode, 'preview', 'the whole rule does not fit');
-    assert.deepEqual(item.sections?.map((s) => s.slug), ['part-1'], JSON.stringify(item));
+    assert.deepEqual(matchedSlugs(item), ['part-1'], JSON.stringify(item));
     assert.ok(result.text.includes('This part covers the worker and the jitter.'), 'the densest part is in the text whole');
-    assert.ok(!result.text.includes('This part covers the jitter.'), 'the other part with the telling word is thinner and stays out');
+    // The other part with the telling word is thinner: not offered as the task's match (other parts only fill room left).
     assert.ok(result.tokensUsed <= 1000);
   });
 
@@ -171,7 +197,7 @@ describe('building context by sections', () => {
       const result = await assembleContext(store, { budget: 1000, now: NOW, task, paths: [`cmd/operator/controllers/${file}`], log: false });
       const item = result.items.find((i) => i.id === 'operator-rules')!;
       assert.equal(item.mode, 'preview', 'the whole rule does not fit');
-      return { slugs: item.sections?.map((s) => s.slug) ?? [], why: item.reason ?? '' };
+      return { slugs: matchedSlugs(item), why: item.reason ?? '' };
     };
     const inPlay = await shown('worker_pool_controller.go');
     assert.deepEqual(inPlay.slugs.sort(), ['part-1', 'part-5'], inPlay.why);
