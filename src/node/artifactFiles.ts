@@ -113,6 +113,7 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   for (const s of read.skipped) report.problems.push({ path: s.where, message: s.reason });
   const changed: Read[] = [];
   const fresh: Read[] = [];
+  const reassigned = new Set<string>();
   for (const f of read.files) {
     const stamp = stamps.get(f.path);
     const hash = hashOf(f.content);
@@ -142,6 +143,12 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
     if (!chainId) {
       fresh.push({ path: f.path, content: f.content, hash, input });
       continue;
+    }
+    if (stamp && stamp.size !== DELETED && stamp.chainId !== chainId) {
+      // The file of another chain was deleted and a new one took its name (a quick add, a pull):
+      // that chain lost its file, as if it had been deleted.
+      reassigned.add(f.path);
+      if (holder.get(stamp.chainId) === f.path) holder.delete(stamp.chainId);
     }
     const other = holder.get(chainId);
     if (other !== undefined && other !== f.path) {
@@ -177,9 +184,10 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
     }
     // Deleted files: their chains are archived (never deleted), unless the chain lives on in another file.
     for (const stamp of stamps.values()) {
-      if (present.has(stamp.path) || stamp.size === DELETED) continue;
+      const lostName = reassigned.has(stamp.path);
+      if ((present.has(stamp.path) && !lostName) || stamp.size === DELETED) continue;
       if (holder.has(stamp.chainId)) {
-        store.removeFileStamp(stamp.path);
+        if (!lostName) store.removeFileStamp(stamp.path);
         continue;
       }
       const latest = store.latestOfChain(stamp.chainId);
@@ -187,7 +195,8 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
         report.archived.push(store.archive(latest.id).id);
         changedChains.add(stamp.chainId);
       }
-      store.putFileStamp({ ...stamp, size: DELETED, mtimeMs: 0, hash: '' });
+      // A name another chain took keeps that chain's stamp.
+      if (!lostName) store.putFileStamp({ ...stamp, size: DELETED, mtimeMs: 0, hash: '' });
     }
   });
   // A new file (no id) becomes an artifact, and gets its ids, so every clone knows its chain.
@@ -265,6 +274,20 @@ function asRead(root: string, stamp: FileStamp): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The file of a new chain the index has not seen (the quick add: LedgerSession.addAsFile),
+ * under a name no file has, written durably; the caller holds the lock. The index takes it
+ * from the file, as it takes a teammate's. Returns its path in the folder.
+ */
+export function writeNewChainFile(dir: string, artifact: Artifact): string {
+  const folder = new OutputFolder(dir);
+  const at = pathFor(artifact, (p) => fs.existsSync(path.join(folder.root, p)));
+  faultPoint('files-before');
+  folder.write(at, render(artifact), { durable: true });
+  faultPoint('files-written');
+  return at;
 }
 
 /**

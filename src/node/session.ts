@@ -17,15 +17,18 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Artifact, UserError } from '../core/model';
+import { newArtifactId } from '../core/ids';
+import { normalizeArtifactInput } from '../core/ledgerStore/artifactInput';
+import { type Artifact, type ArtifactInput, UserError } from '../core/model';
 import type { FileStamp, LedgerStore } from '../core/store';
 import { FileChangedError, filesChanged, type FolderListing, folderListing, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
 import type { SyncReport } from './artifactFiles';
 import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
-import { LedgerFile } from './ledgerFile';
+import { assertWritable, LedgerFile, refuseLinkedParts } from './ledgerFile';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from './ledgerFolder';
 import { faultPoint } from './persistence/faultInjection';
+import { acquireLock } from './persistence/lock';
 
 export interface SessionOptions {
   /** Where the ledger is searched from (upwards), as the CLI does. */
@@ -122,6 +125,33 @@ export class LedgerSession {
     // A new ledger's folder says at once what git should keep of it (the artifact files) and not (the database).
     if (creating && shared) ensureLedgerGitignore(path.dirname(file));
     return new LedgerSession(ledger, shared ? path.dirname(path.dirname(file)) : location.workspace, options);
+  }
+
+  /**
+   * `add` of a new artifact in a workspace whose index exists: the new chain's file, written
+   * under the lock, is the whole write — the index is not loaded. It takes the artifact from
+   * the file at the next refresh (of any process), as it takes a teammate's, so a command that
+   * only adds pays for neither loading nor saving the index (docs/storage.md, "Cost").
+   * Undefined when the add needs the index (an id, chain, task or supersession of its own, no
+   * index yet, an earlier version's layout): the caller then writes through a session.
+   */
+  static async addAsFile(options: SessionOptions, input: ArtifactInput): Promise<Artifact | undefined> {
+    const { file } = ledgerLocation(options.cwd, options.dbFile);
+    const standalone = input.id === undefined && input.chainId === undefined && input.version === undefined && input.taskId == null && input.supersedes == null;
+    if (!standalone || !isWorkspaceLedger(file) || !(options.followMirror?.() ?? true)) return undefined;
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile() || hasLegacyState(file) || fs.existsSync(`${file}.journal`)) return undefined;
+    const now = new Date();
+    const artifact = normalizeArtifactInput(input, () => now.toISOString(), (type) => newArtifactId(type, now, () => false));
+    assertWritable(file);
+    refuseLinkedParts(file);
+    const release = await acquireLock(`${file}.lock`, file, options.lockTimeoutMs);
+    try {
+      const { writeNewChainFile } = await import('./artifactFiles.js');
+      writeNewChainFile(mirrorFolderOf(file), artifact);
+    } finally {
+      release();
+    }
+    return artifact;
   }
 
   /** One call at a time: a refresh never swaps the store under a running read. */
@@ -269,10 +299,12 @@ export class LedgerSession {
     try {
       const report = await this.ledger.write(async (store) => {
         if (migrating) await this.migrate(store);
+        // An index that never read a file (a clone, a database moved aside, one made with `--db`
+        // before its first file was added) has chains whose files must be written.
+        const firstRead = store.fileStamps().size === 0;
         // The refresh's listing holds only while no other writer saved the index since (its files would look deleted).
         const imported = importFiles(store, dir, this.importedDuringWrite, store === listedWith ? listing : undefined);
-        // A new index (a clone, a database moved aside) or a migrated one: every chain has its file.
-        if (migrating || store.fileStamps().size === 0) imported.written.push(...writeMissingFiles(store, dir));
+        if (migrating || firstRead) imported.written.push(...writeMissingFiles(store, dir));
         this.ledger.markUnsaved();
         return imported;
       });
