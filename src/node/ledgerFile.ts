@@ -196,8 +196,7 @@ export class LedgerFile {
    * link at the name, never its target).
    */
   private persist(): void {
-    // The store exports first: `export()` flushes pending caches into their tables.
-    this.current.takeJournal();
+    // `export()` flushes pending caches into their tables first.
     const bytes = this.current.export();
     removeDeadWritersFiles(this.file);
     const temp = `${this.file}.tmp-${process.pid}`;
