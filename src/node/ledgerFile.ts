@@ -88,6 +88,15 @@ export class LedgerFile {
     return this.current;
   }
 
+  /**
+   * Which saved database the store holds (inode, size, time), for what a session keeps beside
+   * it about its content; undefined when the store is not what a file holds (none saved yet,
+   * or an earlier version's journal replayed onto it).
+   */
+  get savedAs(): string | undefined {
+    return this.loaded && !this.legacyJournal ? `${this.loaded.ino}:${this.loaded.size}:${this.loaded.mtimeMs}` : undefined;
+  }
+
   /** Whether an earlier version's journal is still beside the database (not merged yet). */
   get hasLegacyJournal(): boolean {
     return this.legacyJournal !== undefined;

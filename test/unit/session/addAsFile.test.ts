@@ -90,4 +90,26 @@ describe('add as a file', () => {
     ok(cli(['add', '--id', 'mine', '--type', 'note', '--title', 'Mine', '--body', 'x'], { cwd: ws.dir }));
     assert.notEqual(fs.statSync(ws.db).mtimeMs, index, 'the write path saved the index');
   });
+
+  it('a command that finds nothing changed is remembered for the saved index; an edit, a record for another index or a damaged record is checked again', () => {
+    const ws = workspace();
+    const added = JSON.parse(ok(cli(['add', '--type', 'note', '--title', 'Remembered', '--body', 'v1', '--format', 'json'], { cwd: ws.dir }))) as { id: string };
+    ok(cli(['list'], { cwd: ws.dir }));
+    ok(cli(['list'], { cwd: ws.dir }));
+    const recordFile = `${ws.db}.knowledge.json`;
+    const record = JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { index?: string; listing?: string };
+    assert.ok(record.index && record.listing, 'the listing that matched the index is recorded');
+    // A teammate's edit in place: the listing differs from the recorded one, so the stamps are read and the edit imported.
+    const file = path.join(ws.artifacts, 'note/remembered.md');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('v1', 'v2 — édité'));
+    const shown = JSON.parse(ok(cli(['show', added.id, '--format', 'json'], { cwd: ws.dir }))) as { chainId: string };
+    const latest = (JSON.parse(ok(cli(['list', '--format', 'json'], { cwd: ws.dir }))) as { chainId: string; bodyChars: number }[]).find((a) => a.chainId === shown.chainId);
+    assert.equal(latest?.bodyChars, 'v2 — édité'.length);
+    for (const damaged of ['{"version":1,"stamps":{},"index":"0:0:0","listing":"x"}', 'not json']) {
+      fs.writeFileSync(recordFile, damaged);
+      fs.appendFileSync(file, 'more\n');
+      const listed = JSON.parse(ok(cli(['list', '--format', 'json'], { cwd: ws.dir }))) as { chainId: string; bodyChars: number }[];
+      assert.ok(listed.find((a) => a.chainId === shown.chainId)!.bodyChars > 'v2 — édité'.length, damaged);
+    }
+  });
 });
