@@ -88,7 +88,7 @@ function writeFile(store: LedgerStore, folder: OutputFolder, at: string, chainId
  * folder, when files were recorded, is left alone (a checkout of a branch from before the
  * ledger, a folder moved away): deleting every artifact takes deleting the files.
  */
-export function importFiles(store: LedgerStore, dir: string, changedChains: Set<string> = new Set(), seen?: FolderListing): SyncReport {
+export function importFiles(store: LedgerStore, dir: string, changedChains: Set<string> = new Set(), seen?: FolderListing, memoryOnly = false): SyncReport {
   const report = emptyReport(path.resolve(dir));
   const stamps = store.fileStamps();
   if (!fs.existsSync(dir) && stamps.size > 0) return report;
@@ -99,7 +99,7 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   const listing = seen?.root === root ? seen : folderListing(root)!;
   for (const s of listing.skipped) report.problems.push({ path: s.where, message: s.reason });
   // Under the lock: a temporary file whose writer is gone was left by a kill (a live writer's stays).
-  for (const temp of listing.temps) if (!processIsAlive(Number(TEMP_FILE.exec(temp)![1]))) fs.rmSync(path.join(root, temp), { force: true });
+  if (!memoryOnly) for (const temp of listing.temps) if (!processIsAlive(Number(TEMP_FILE.exec(temp)![1]))) fs.rmSync(path.join(root, temp), { force: true });
   const present = new Set(listing.stats.keys());
   const holder = new Map<string, string>();
   for (const stamp of stamps.values()) if (stamp.size !== DELETED && present.has(stamp.path)) holder.set(stamp.chainId, stamp.path);
@@ -200,7 +200,8 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
     }
   });
   // A new file (no id) becomes an artifact, and gets its ids, so every clone knows its chain.
-  for (const r of fresh) {
+  // Without the lock (memoryOnly: a reader that could not take it) no file is written: a new file waits for a writer.
+  for (const r of memoryOnly ? [] : fresh) {
     const { artifact } = importRead(r);
     report.added.push(artifact.id);
     changedChains.add(artifact.chainId);

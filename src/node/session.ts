@@ -93,6 +93,8 @@ export class LedgerSession {
   private knowledge: KnowledgeStamps | undefined;
   /** The record of `stampFile` as last read or written. */
   private record: StampRecord | undefined;
+  /** A store that holds files read without the lock (importNow's fallback), unsaved: nothing is remembered of it. */
+  private readInMemory: { store: LedgerStore; savedAs: string | undefined } | undefined;
   private closed = false;
   /** The artifact files as this session's last import left them (see listingKey). */
   private lastImported: string | undefined;
@@ -336,8 +338,19 @@ export class LedgerSession {
       return pulled > 0 || report.written.length > 0;
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
-      this.say(`the artifact files were not read: ${error.message}`);
-      return false;
+      if (migrating || this.ledger.store !== listedWith) {
+        this.say(`the artifact files were not read: ${error.message}`);
+        return false;
+      }
+      // The lock or the save is refused (another writer holds it, a read-only ledger): the files are
+      // still the ledger, so this session reads them into its copy of the index, unsaved.
+      const report = importFiles(this.ledger.store, dir, this.importedDuringWrite, listing, true);
+      this.readInMemory = { store: this.ledger.store, savedAs: this.ledger.savedAs };
+      this.stamps = undefined;
+      this.lastImported = listing?.key;
+      const pulled = report.added.length + report.updated.length + report.archived.length;
+      if (pulled > 0) this.say(`from the artifact files (read only, the index was not saved: ${error.message}): ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
+      return pulled > 0;
     }
   }
 
@@ -456,7 +469,7 @@ export class LedgerSession {
   /** Records `patch` for the saved database the index is now (a record for another one starts over, keeping the stamps). */
   private remember(patch: Partial<Omit<StampRecord, 'version' | 'index'>>): void {
     const index = this.ledger.savedAs;
-    if (index === undefined) return;
+    if (index === undefined || (this.readInMemory?.store === this.ledger.store && this.readInMemory.savedAs === index)) return;
     const base: StampRecord = this.record?.index === index ? this.record : { version: 1, stamps: this.record?.stamps ?? {} };
     this.writeStamps({ ...base, ...patch, index });
   }

@@ -112,4 +112,28 @@ describe('add as a file', () => {
       assert.ok(listed.find((a) => a.chainId === shown.chainId)!.bodyChars > 'v2 — édité'.length, damaged);
     }
   });
+
+  it('a reader that cannot save the index (a read-only ledger) still reads a new file, and remembers nothing of it', () => {
+    const ws = workspace();
+    ok(cli(['list'], { cwd: ws.dir }));
+    ok(cli(['add', '--type', 'note', '--title', 'Read while read-only — 読み取り', '--body', 'x'], { cwd: ws.dir }));
+    fs.chmodSync(ws.db, 0o444);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const listed = cli(['list', '--format', 'json'], { cwd: ws.dir });
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.deepEqual((JSON.parse(listed.stdout) as { title: string }[]).map((a) => a.title), ['Read while read-only — 読み取り']);
+        assert.match(listed.stderr, /read only, the index was not saved/);
+      }
+    } finally {
+      fs.chmodSync(ws.db, 0o644);
+    }
+    // Writable again: the file is imported and saved, as it was never recorded as indexed.
+    assert.match(stderrOf(cli(['list'], { cwd: ws.dir })), /from the artifact files: 1 added/);
+  });
 });
+
+function stderrOf(result: { code: number; stdout: string; stderr: string }): string {
+  assert.equal(result.code, 0, result.stderr);
+  return result.stderr;
+}
