@@ -84,7 +84,7 @@ function writeFile(store: LedgerStore, folder: OutputFolder, at: string, chainId
 
 /**
  * Brings the index up to date with the files (the caller holds the lock). Returns what it
- * did; `changedChains` gets every chain whose file brought something new. A missing
+ * did; `changedChains` gets every chain the index had whose file brought a change. A missing
  * folder, when files were recorded, is left alone (a checkout of a branch from before the
  * ledger, a folder moved away): deleting every artifact takes deleting the files.
  */
@@ -177,7 +177,8 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
       const { outcome, artifact } = importRead(r);
       if (outcome !== 'unchanged') {
         (known ? report.updated : report.added).push(artifact.id);
-        changedChains.add(artifact.chainId);
+        // A chain new to the index (a teammate's, or this machine's quick add) is no one's stale read.
+        if (known) changedChains.add(artifact.chainId);
       }
       const stamp = stampNow(root, r.path, artifact.chainId, r.hash);
       if (stamp) store.putFileStamp(stamp);
@@ -204,7 +205,6 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   for (const r of memoryOnly ? [] : fresh) {
     const { artifact } = importRead(r);
     report.added.push(artifact.id);
-    changedChains.add(artifact.chainId);
     faultPoint('import-before-ids');
     writeFile(store, folder, r.path, artifact.chainId, render(artifact), fresh.length <= DURABLE_WRITES);
   }
