@@ -1,3 +1,4 @@
+import type { Artifact, ArtifactInput } from '../core/model';
 import type { LedgerStore } from '../core/store';
 import { LedgerSession, ledgerLocation } from '../node/session';
 import { type CommandSpec, type ParsedOptions, stringOption } from './args';
@@ -70,6 +71,12 @@ export async function withWrite<T>(context: CommandContext, fn: (store: LedgerSt
   } finally {
     session.close();
   }
+}
+
+/** `add`: a new artifact as its file alone when it can be (LedgerSession.addAsFile), else through the write path. */
+export async function addArtifact(context: CommandContext, input: ArtifactInput): Promise<Artifact> {
+  const asFile = await LedgerSession.addAsFile({ cwd: context.cwd, dbFile: stringOption(context.options, 'db') }, input);
+  return asFile ?? (await withWrite(context, (store) => store.createArtifact(input)));
 }
 
 export async function withRead<T>(context: CommandContext, fn: (store: LedgerStore) => T | Promise<T>, follow: Follow = {}): Promise<T> {

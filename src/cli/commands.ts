@@ -26,7 +26,7 @@ import { estimateTokens, TokenCounter } from '../core/tokens';
 import { refuseLink } from '../node/persistence/noLinks';
 import { readFileBytes, readStdin, readStdinBytes, readTextFile } from '../node/files';
 import { integerOption, listOfValues, type OptionSpecs, stringOption } from './args';
-import { type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
+import { addArtifact, type Command, type CommandContext, databasePath, isJson, printJson, withRead, withWrite } from './commandContext';
 
 const ID_OPTION: OptionSpecs = { id: { type: 'string', description: 'An id of your own (default: the type and a time-ordered random id, unique across machines).' } };
 
@@ -145,7 +145,7 @@ const addCommand: Command = {
     if (!patch.title) throw new UserError('Missing --title.');
     if (patch.body === undefined) throw new UserError('Missing the body.', 'Give it with --body "<text>" or --body-file <file> (or - for standard input).');
     const input: ArtifactInput = { ...patch, type: patch.type, title: patch.title, body: patch.body, id: stringOption(context.options, 'id') };
-    const created = await withWrite(context, (store) => store.createArtifact(input));
+    const created = await addArtifact(context, input);
     if (isJson(context)) return printJson(context, created);
     context.out(`Added ${created.type} ${created.id}: ${created.title}`);
   },

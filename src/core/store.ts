@@ -19,8 +19,7 @@ import { type Clock, Connection, systemClock } from './ledgerStore/connection';
 import { TermVectors, TokenCounts } from './ledgerStore/derivedCaches';
 import { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow, FeedbackLog } from './ledgerStore/feedback';
 import { type FileStamp, FileStamps } from './ledgerStore/fileStamps';
-import { StoreJournal } from './ledgerStore/journal';
-import type { JournalRecord } from './ledgerStore/journalRecords';
+import { replayJournal } from './ledgerStore/journal';
 import { compactIfMostlyFree, migrate, openDatabase, schemaVersion } from './ledgerStore/schema';
 import { type TaskInput, Tasks } from './ledgerStore/tasks';
 
@@ -29,7 +28,6 @@ export { type ArtifactFilter, type ImportOutcome, type ImportReport } from './le
 export { type Clock, systemClock } from './ledgerStore/connection';
 export { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow } from './ledgerStore/feedback';
 export { type FileStamp } from './ledgerStore/fileStamps';
-export { type JournalRecord } from './ledgerStore/journalRecords';
 export { CorruptDatabaseError, looksLikeSqlite } from './ledgerStore/schema';
 export { type TaskInput } from './ledgerStore/tasks';
 
@@ -49,7 +47,6 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   private readonly feedback: FeedbackLog;
   private readonly tokenCounts: TokenCounts;
   private readonly vectors: TermVectors;
-  private readonly journal: StoreJournal;
   private readonly stamps: FileStamps;
 
   private constructor(
@@ -57,14 +54,12 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     readonly clock: Clock,
   ) {
     this.conn = new Connection(db, clock);
-    const journaled = (record: JournalRecord, generationBefore: number): void => this.journal.record(record, generationBefore);
-    this.artifacts = new Artifacts(this.conn, journaled);
+    this.artifacts = new Artifacts(this.conn);
     this.tasks = new Tasks(this.conn);
     this.activity = new Activity(this.conn);
-    this.feedback = new FeedbackLog(this.conn, journaled);
+    this.feedback = new FeedbackLog(this.conn);
     this.tokenCounts = new TokenCounts(this.conn);
     this.vectors = new TermVectors(this.conn);
-    this.journal = new StoreJournal(this.conn, this.artifacts, this.feedback, this.tokenCounts, this.vectors);
     this.stamps = new FileStamps(this.conn);
   }
 
@@ -337,29 +332,13 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.feedback.recentAssemblies(limit);
   }
 
-  // ---------------------------------------------------------------- journal
+  // ---------------------------------------------------------------- migration
 
   /**
-   * The writes since the last call, as journal records, if every change since then is one
-   * a journal can carry (else undefined: the database must be written whole). Starts over.
+   * Replays the records of an earlier version's journal (src/node/persistence/journal.ts);
+   * the next save puts them in the database. Damaged records are skipped.
    */
-  takeJournal(): JournalRecord[] | undefined {
-    return this.journal.take();
-  }
-
-  /**
-   * Replays journal records written by `takeJournal()` (in this or another process);
-   * with `only`, just the records of those kinds.
-   */
-  applyJournal(records: readonly unknown[], only?: ReadonlySet<JournalRecord['op']>): void {
-    this.journal.apply(records, only);
-  }
-
-  /**
-   * Kinds of record in the replayed journal that a newer version wrote: writing the
-   * database whole would drop them, so the adapter refuses to write.
-   */
-  get journalFromNewerVersion(): string[] {
-    return this.journal.fromNewerVersion;
+  applyLegacyJournal(records: readonly unknown[]): void {
+    replayJournal({ conn: this.conn, artifacts: this.artifacts, feedback: this.feedback, tokenCounts: this.tokenCounts, termVectors: this.vectors }, records);
   }
 }

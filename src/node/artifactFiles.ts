@@ -84,11 +84,11 @@ function writeFile(store: LedgerStore, folder: OutputFolder, at: string, chainId
 
 /**
  * Brings the index up to date with the files (the caller holds the lock). Returns what it
- * did; `changedChains` gets every chain whose file brought something new. A missing
+ * did; `changedChains` gets every chain the index had whose file brought a change. A missing
  * folder, when files were recorded, is left alone (a checkout of a branch from before the
  * ledger, a folder moved away): deleting every artifact takes deleting the files.
  */
-export function importFiles(store: LedgerStore, dir: string, changedChains: Set<string> = new Set(), seen?: FolderListing): SyncReport {
+export function importFiles(store: LedgerStore, dir: string, changedChains: Set<string> = new Set(), seen?: FolderListing, memoryOnly = false): SyncReport {
   const report = emptyReport(path.resolve(dir));
   const stamps = store.fileStamps();
   if (!fs.existsSync(dir) && stamps.size > 0) return report;
@@ -99,7 +99,7 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   const listing = seen?.root === root ? seen : folderListing(root)!;
   for (const s of listing.skipped) report.problems.push({ path: s.where, message: s.reason });
   // Under the lock: a temporary file whose writer is gone was left by a kill (a live writer's stays).
-  for (const temp of listing.temps) if (!processIsAlive(Number(TEMP_FILE.exec(temp)![1]))) fs.rmSync(path.join(root, temp), { force: true });
+  if (!memoryOnly) for (const temp of listing.temps) if (!processIsAlive(Number(TEMP_FILE.exec(temp)![1]))) fs.rmSync(path.join(root, temp), { force: true });
   const present = new Set(listing.stats.keys());
   const holder = new Map<string, string>();
   for (const stamp of stamps.values()) if (stamp.size !== DELETED && present.has(stamp.path)) holder.set(stamp.chainId, stamp.path);
@@ -113,6 +113,7 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   for (const s of read.skipped) report.problems.push({ path: s.where, message: s.reason });
   const changed: Read[] = [];
   const fresh: Read[] = [];
+  const reassigned = new Set<string>();
   for (const f of read.files) {
     const stamp = stamps.get(f.path);
     const hash = hashOf(f.content);
@@ -143,6 +144,12 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
       fresh.push({ path: f.path, content: f.content, hash, input });
       continue;
     }
+    if (stamp && stamp.size !== DELETED && stamp.chainId !== chainId) {
+      // The file of another chain was deleted and a new one took its name (a quick add, a pull):
+      // that chain lost its file, as if it had been deleted.
+      reassigned.add(f.path);
+      if (holder.get(stamp.chainId) === f.path) holder.delete(stamp.chainId);
+    }
     const other = holder.get(chainId);
     if (other !== undefined && other !== f.path) {
       report.problems.push({ path: f.path, message: `claims chain "${chainId}", like ${other}; left out (remove its id, chainId and version lines to make it a new artifact)` });
@@ -170,16 +177,18 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
       const { outcome, artifact } = importRead(r);
       if (outcome !== 'unchanged') {
         (known ? report.updated : report.added).push(artifact.id);
-        changedChains.add(artifact.chainId);
+        // A chain new to the index (a teammate's, or this machine's quick add) is no one's stale read.
+        if (known) changedChains.add(artifact.chainId);
       }
       const stamp = stampNow(root, r.path, artifact.chainId, r.hash);
       if (stamp) store.putFileStamp(stamp);
     }
     // Deleted files: their chains are archived (never deleted), unless the chain lives on in another file.
     for (const stamp of stamps.values()) {
-      if (present.has(stamp.path) || stamp.size === DELETED) continue;
+      const lostName = reassigned.has(stamp.path);
+      if ((present.has(stamp.path) && !lostName) || stamp.size === DELETED) continue;
       if (holder.has(stamp.chainId)) {
-        store.removeFileStamp(stamp.path);
+        if (!lostName) store.removeFileStamp(stamp.path);
         continue;
       }
       const latest = store.latestOfChain(stamp.chainId);
@@ -187,14 +196,15 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
         report.archived.push(store.archive(latest.id).id);
         changedChains.add(stamp.chainId);
       }
-      store.putFileStamp({ ...stamp, size: DELETED, mtimeMs: 0, hash: '' });
+      // A name another chain took keeps that chain's stamp.
+      if (!lostName) store.putFileStamp({ ...stamp, size: DELETED, mtimeMs: 0, hash: '' });
     }
   });
   // A new file (no id) becomes an artifact, and gets its ids, so every clone knows its chain.
-  for (const r of fresh) {
+  // Without the lock (memoryOnly: a reader that could not take it) no file is written: a new file waits for a writer.
+  for (const r of memoryOnly ? [] : fresh) {
     const { artifact } = importRead(r);
     report.added.push(artifact.id);
-    changedChains.add(artifact.chainId);
     faultPoint('import-before-ids');
     writeFile(store, folder, r.path, artifact.chainId, render(artifact), fresh.length <= DURABLE_WRITES);
   }
@@ -265,6 +275,20 @@ function asRead(root: string, stamp: FileStamp): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The file of a new chain the index has not seen (the quick add: LedgerSession.addAsFile),
+ * under a name no file has, written durably; the caller holds the lock. The index takes it
+ * from the file, as it takes a teammate's. Returns its path in the folder.
+ */
+export function writeNewChainFile(dir: string, artifact: Artifact): string {
+  const folder = new OutputFolder(dir);
+  const at = pathFor(artifact, (p) => fs.existsSync(path.join(folder.root, p)));
+  faultPoint('files-before');
+  folder.write(at, render(artifact), { durable: true });
+  faultPoint('files-written');
+  return at;
 }
 
 /**

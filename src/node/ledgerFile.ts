@@ -88,6 +88,15 @@ export class LedgerFile {
     return this.current;
   }
 
+  /**
+   * Which saved database the store holds (inode, size, time), for what a session keeps beside
+   * it about its content; undefined when the store is not what a file holds (none saved yet,
+   * or an earlier version's journal replayed onto it).
+   */
+  get savedAs(): string | undefined {
+    return this.loaded && !this.legacyJournal ? `${this.loaded.ino}:${this.loaded.size}:${this.loaded.mtimeMs}` : undefined;
+  }
+
   /** Whether an earlier version's journal is still beside the database (not merged yet). */
   get hasLegacyJournal(): boolean {
     return this.legacyJournal !== undefined;
@@ -163,8 +172,8 @@ export class LedgerFile {
    * reloaded from disk.
    */
   async write<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
-    this.assertWritable();
-    this.refuseLinkedParts();
+    assertWritable(this.file);
+    refuseLinkedParts(this.file);
     const release = await acquireLock(this.lockFile, this.file, this.options.lockTimeoutMs);
     try {
       this.refresh();
@@ -190,31 +199,13 @@ export class LedgerFile {
     this.refresh();
   }
 
-  private assertWritable(): void {
-    try {
-      const stat = fs.statSync(this.file);
-      // Root ignores permission bits, so check them rather than trusting access(W_OK).
-      if ((stat.mode & 0o222) === 0) {
-        throw new UserError(`The database ${this.file} is read-only.`, 'Make it writable (chmod u+w) or pass another --db path.');
-      }
-    } catch (error) {
-      if (error instanceof UserError) throw error;
-    }
-    try {
-      fs.accessSync(path.dirname(this.file), fs.constants.W_OK);
-    } catch {
-      throw new UserError(`Cannot write in the folder ${path.dirname(this.file)}.`, 'Check its permissions or pass another --db path.');
-    }
-  }
-
   /**
    * The whole database to a temporary file created exclusively (`O_EXCL`: a name that
    * exists, link or not, is never opened), renamed over the database (a rename replaces a
    * link at the name, never its target).
    */
   private persist(): void {
-    // The store exports first: `export()` flushes pending caches into their tables.
-    this.current.takeJournal();
+    // `export()` flushes pending caches into their tables first.
     const bytes = this.current.export();
     removeDeadWritersFiles(this.file);
     const temp = `${this.file}.tmp-${process.pid}`;
@@ -243,15 +234,33 @@ export class LedgerFile {
     }
   }
 
-  /** The ledger's own files, refused when one of them is a link (see persistence/noLinks.ts). */
-  private refuseLinkedParts(): void {
-    const folder = path.dirname(this.file);
-    if (path.basename(folder) === LEDGER_FOLDER) refuseLink(folder, `the ledger folder ${LEDGER_FOLDER}`);
-    refuseLink(this.file, 'the database');
-    refuseLink(this.lockFile, 'its lock file');
-  }
-
   close(): void {
     this.current.close();
   }
+}
+
+/** A write to the ledger of `file` is refused when the database or its folder is read-only (UserError saying so). */
+export function assertWritable(file: string): void {
+  try {
+    const stat = fs.statSync(file);
+    // Root ignores permission bits, so check them rather than trusting access(W_OK).
+    if ((stat.mode & 0o222) === 0) {
+      throw new UserError(`The database ${file} is read-only.`, 'Make it writable (chmod u+w) or pass another --db path.');
+    }
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+  }
+  try {
+    fs.accessSync(path.dirname(file), fs.constants.W_OK);
+  } catch {
+    throw new UserError(`Cannot write in the folder ${path.dirname(file)}.`, 'Check its permissions or pass another --db path.');
+  }
+}
+
+/** The ledger's own files (its folder, the database, the lock), refused when one of them is a link (see persistence/noLinks.ts). */
+export function refuseLinkedParts(file: string): void {
+  const folder = path.dirname(file);
+  if (path.basename(folder) === LEDGER_FOLDER) refuseLink(folder, `the ledger folder ${LEDGER_FOLDER}`);
+  refuseLink(file, 'the database');
+  refuseLink(`${file}.lock`, 'its lock file');
 }

@@ -17,15 +17,18 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Artifact, UserError } from '../core/model';
+import { newArtifactId } from '../core/ids';
+import { normalizeArtifactInput } from '../core/ledgerStore/artifactInput';
+import { type Artifact, type ArtifactInput, UserError } from '../core/model';
 import type { FileStamp, LedgerStore } from '../core/store';
-import { FileChangedError, filesChanged, type FolderListing, folderListing, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
+import { FileChangedError, filesChanged, type FolderListing, folderListing, hashOf, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles } from './artifactFolder';
 import type { SyncReport } from './artifactFiles';
 import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
-import { LedgerFile } from './ledgerFile';
+import { assertWritable, LedgerFile, refuseLinkedParts } from './ledgerFile';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from './ledgerFolder';
 import { faultPoint } from './persistence/faultInjection';
+import { acquireLock } from './persistence/lock';
 
 export interface SessionOptions {
   /** Where the ledger is searched from (upwards), as the CLI does. */
@@ -73,12 +76,25 @@ function mayCreateFolder(location: LedgerLocation): boolean {
 interface StampRecord {
   version: 1;
   stamps: KnowledgeStamps;
+  /**
+   * The knowledge files the index followed when it was the saved database `index`
+   * (LedgerFile.savedAs): while it is, a refresh need not ask the index (at 10,000 artifacts
+   * that query took ~0.1 s of every command).
+   */
+  index?: string;
+  files?: string[];
+  /** The hash of the artifact files' listing (FolderListing.key) found to match that index's stamps. */
+  listing?: string;
 }
 
 export class LedgerSession {
   private queue: Promise<unknown> = Promise.resolve();
   /** The knowledge files' stamps as last checked (undefined: read them from their file first). */
   private knowledge: KnowledgeStamps | undefined;
+  /** The record of `stampFile` as last read or written. */
+  private record: StampRecord | undefined;
+  /** A store that holds files read without the lock (importNow's fallback), unsaved: nothing is remembered of it. */
+  private readInMemory: { store: LedgerStore; savedAs: string | undefined } | undefined;
   private closed = false;
   /** The artifact files as this session's last import left them (see listingKey). */
   private lastImported: string | undefined;
@@ -122,6 +138,33 @@ export class LedgerSession {
     // A new ledger's folder says at once what git should keep of it (the artifact files) and not (the database).
     if (creating && shared) ensureLedgerGitignore(path.dirname(file));
     return new LedgerSession(ledger, shared ? path.dirname(path.dirname(file)) : location.workspace, options);
+  }
+
+  /**
+   * `add` of a new artifact in a workspace whose index exists: the new chain's file, written
+   * under the lock, is the whole write — the index is not loaded. It takes the artifact from
+   * the file at the next refresh (of any process), as it takes a teammate's, so a command that
+   * only adds pays for neither loading nor saving the index (docs/storage.md, "Cost").
+   * Undefined when the add needs the index (an id, chain, task or supersession of its own, no
+   * index yet, an earlier version's layout): the caller then writes through a session.
+   */
+  static async addAsFile(options: SessionOptions, input: ArtifactInput): Promise<Artifact | undefined> {
+    const { file } = ledgerLocation(options.cwd, options.dbFile);
+    const standalone = input.id === undefined && input.chainId === undefined && input.version === undefined && input.taskId == null && input.supersedes == null;
+    if (!standalone || !isWorkspaceLedger(file) || !(options.followMirror?.() ?? true)) return undefined;
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile() || hasLegacyState(file) || fs.existsSync(`${file}.journal`)) return undefined;
+    const now = new Date();
+    const artifact = normalizeArtifactInput(input, () => now.toISOString(), (type) => newArtifactId(type, now, () => false));
+    assertWritable(file);
+    refuseLinkedParts(file);
+    const release = await acquireLock(`${file}.lock`, file, options.lockTimeoutMs);
+    try {
+      const { writeNewChainFile } = await import('./artifactFiles.js');
+      writeNewChainFile(mirrorFolderOf(file), artifact);
+    } finally {
+      release();
+    }
+    return artifact;
   }
 
   /** One call at a time: a refresh never swaps the store under a running read. */
@@ -260,8 +303,15 @@ export class LedgerSession {
         changed = (await this.importNow(true)) || changed;
       } else {
         const listing = folderListing(dir);
-        if (listing?.key !== this.lastImported && filesChanged(this.fileStamps(), listing)) changed = (await this.importNow(false, listing)) || changed;
-        else this.lastImported = listing?.key;
+        // As this session (or, for the saved index it holds, any process) last found the files matching the index: no stamp need be read.
+        const record = (this.record ??= this.readStamps());
+        const recorded = listing !== undefined && listing.temps.length === 0 && record?.listing === hashOf(listing.key) && record.index === this.ledger.savedAs;
+        if (recorded || listing?.key === this.lastImported) this.lastImported = listing?.key;
+        else if (filesChanged(this.fileStamps(), listing)) changed = (await this.importNow(false, listing)) || changed;
+        else {
+          this.lastImported = listing?.key;
+          if (listing) this.remember({ listing: hashOf(listing.key) });
+        }
       }
     }
     if (this.follows(this.options.followKnowledge)) changed = (await this.followKnowledge()) || changed;
@@ -278,10 +328,12 @@ export class LedgerSession {
     try {
       const report = await this.ledger.write(async (store) => {
         if (migrating) await this.migrate(store);
+        // An index that never read a file (a clone, a database moved aside, one made with `--db`
+        // before its first file was added) has chains whose files must be written.
+        const firstRead = store.fileStamps().size === 0;
         // The refresh's listing holds only while no other writer saved the index since (its files would look deleted).
         const imported = importFiles(store, dir, this.importedDuringWrite, store === listedWith ? listing : undefined);
-        // A new index (a clone, a database moved aside) or a migrated one: every chain has its file.
-        if (migrating || store.fileStamps().size === 0) imported.written.push(...writeMissingFiles(store, dir));
+        if (migrating || firstRead) imported.written.push(...writeMissingFiles(store, dir));
         this.ledger.markUnsaved();
         return imported;
       });
@@ -295,8 +347,19 @@ export class LedgerSession {
       return pulled > 0 || report.written.length > 0;
     } catch (error) {
       if (!(error instanceof UserError)) throw error;
-      this.say(`the artifact files were not read: ${error.message}`);
-      return false;
+      if (migrating || this.ledger.store !== listedWith) {
+        this.say(`the artifact files were not read: ${error.message}`);
+        return false;
+      }
+      // The lock or the save is refused (another writer holds it, a read-only ledger): the files are
+      // still the ledger, so this session reads them into its copy of the index, unsaved.
+      const report = importFiles(this.ledger.store, dir, this.importedDuringWrite, listing, true);
+      this.readInMemory = { store: this.ledger.store, savedAs: this.ledger.savedAs };
+      this.stamps = undefined;
+      this.lastImported = listing?.key;
+      const pulled = report.added.length + report.updated.length + report.archived.length;
+      if (pulled > 0) this.say(`from the artifact files (read only, the index was not saved: ${error.message}): ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
+      return pulled > 0;
     }
   }
 
@@ -347,18 +410,33 @@ export class LedgerSession {
    * import as `import-folder`, so nothing a person did in the ledger is undone.
    */
   private async followKnowledge(): Promise<boolean> {
-    const linked = this.ledger.store.listArtifacts({ sourcePrefix: 'import:' });
-    const files = linkedFiles(linked);
-    if (files.size === 0) return false;
+    const record = (this.record ??= this.readStamps());
+    const index = this.ledger.savedAs;
+    let linked: Artifact[] | undefined;
+    let files: Set<string>;
+    if (index !== undefined && record?.index === index && record.files) files = new Set(record.files);
+    else {
+      linked = this.ledger.store.listArtifacts({ sourcePrefix: 'import:' });
+      files = linkedFiles(linked);
+    }
+    // What the index follows is recorded for the saved database it is now, so the next command need not ask.
+    const remember = (stamps: KnowledgeStamps): void => {
+      if (record?.index !== index || !record?.files) this.remember({ stamps, files: [...files].sort() });
+    };
+    if (files.size === 0) {
+      remember(record?.stamps ?? {});
+      return false;
+    }
     const now = knowledgeStamps(this.workspace, files);
-    const before = this.knowledge ?? this.readStamps();
+    const before = this.knowledge ?? record?.stamps;
     if (before && sameStamps(before, now)) {
       this.knowledge = now;
+      remember(now);
       return false;
     }
     // Something changed: only now are the parsers loaded.
     const [{ followedSources, formatsTouched, parseRefresh }, { applyImport }] = await Promise.all([import('./knowledgeRefresh.js'), import('./folderImport.js')]);
-    const followed = followedSources(linked);
+    const followed = followedSources(linked ?? this.ledger.store.listArtifacts({ sourcePrefix: 'import:' }));
     const formats = formatsTouched(followed, before ? changedKnowledgePaths(this.workspace, before, now) : undefined);
     let changed = false;
     if (formats.length > 0) {
@@ -379,23 +457,36 @@ export class LedgerSession {
       }
     }
     this.knowledge = now;
-    this.writeStamps(now);
+    // A write changed the index (and maybe what it follows): the files are asked of it again next time.
+    this.writeStamps({ version: 1, stamps: now });
     return changed;
   }
 
-  private readStamps(): KnowledgeStamps | undefined {
+  private readStamps(): StampRecord | undefined {
     try {
       const record = JSON.parse(fs.readFileSync(this.stampFile, 'utf8')) as Partial<StampRecord>;
-      return record.version === 1 && typeof record.stamps === 'object' && record.stamps !== null ? record.stamps : undefined;
+      if (record.version !== 1 || typeof record.stamps !== 'object' || record.stamps === null) return undefined;
+      const files = Array.isArray(record.files) && record.files.every((f) => typeof f === 'string') ? record.files : undefined;
+      if (typeof record.index !== 'string') return { version: 1, stamps: record.stamps };
+      return { version: 1, stamps: record.stamps, index: record.index, ...(files ? { files } : {}), ...(typeof record.listing === 'string' ? { listing: record.listing } : {}) };
     } catch {
       return undefined;
     }
   }
 
   /** Local to this machine (the folder's .gitignore keeps it out of git); written aside and renamed, never through a link. */
-  private writeStamps(stamps: KnowledgeStamps): void {
+  /** Records `patch` for the saved database the index is now (a record for another one starts over, keeping the stamps). */
+  private remember(patch: Partial<Omit<StampRecord, 'version' | 'index'>>): void {
+    const index = this.ledger.savedAs;
+    if (index === undefined || (this.readInMemory?.store === this.ledger.store && this.readInMemory.savedAs === index)) return;
+    const base: StampRecord = this.record?.index === index ? this.record : { version: 1, stamps: this.record?.stamps ?? {} };
+    this.writeStamps({ ...base, ...patch, index });
+  }
+
+  private writeStamps(record: StampRecord): void {
+    this.record = record;
     try {
-      writeFileInside(path.dirname(this.stampFile), this.stampFile, `${JSON.stringify({ version: 1, stamps } satisfies StampRecord)}\n`, 'the knowledge files\' stamps');
+      writeFileInside(path.dirname(this.stampFile), this.stampFile, `${JSON.stringify(record)}\n`, 'the knowledge files\' stamps');
     } catch (error) {
       // Only a cost: the next session reads the knowledge files again.
       this.say(`could not record the knowledge files' stamps: ${error instanceof Error ? error.message : String(error)}`);

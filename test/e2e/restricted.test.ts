@@ -90,8 +90,15 @@ test('the workspace opens in Restricted Mode and "Build agent context" still wor
 test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse with a message, and write nothing', async () => {
   const { page } = session!.wb;
   const { db } = session!;
-  // A write either rewrites the database or appends to its journal (an add, a build's log).
-  const journalSize = (): number => (fs.existsSync(`${db}.journal`) ? fs.statSync(`${db}.journal`).size : -1);
+  // Every other file of the ledger's folder (a lock, the knowledge files' stamps, a temporary file, a database moved aside), by name, size and time.
+  const ledgerFolder = (): string[] =>
+    fs.readdirSync(path.dirname(db))
+      .filter((name) => name !== 'artifacts' && name !== 'inbox')
+      .map((name) => {
+        const stat = fs.statSync(path.join(path.dirname(db), name));
+        return `${name} ${stat.size} ${stat.mtimeMs}`;
+      })
+      .sort();
   // The seeding CLI already wrote the Markdown mirror (every CLI write keeps it current): the refusal must leave it as it is.
   const mirrorFiles = (): string[][] =>
     filesUnder('.context-ledger/artifacts')
@@ -103,7 +110,7 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
   // A knowledge file the ledger imported changes on disk: untrusted, it is not followed (the checks below see no write).
   fs.writeFileSync(path.join(session!.workspace, 'AGENTS.md'), AGENTS('RESTRICTED-AFTER, changed while untrusted'));
   const mirrorBefore = mirrorFiles();
-  const before = { mtime: fs.statSync(db).mtimeMs, journal: journalSize(), titles: titlesBefore };
+  const before = { mtime: fs.statSync(db).mtimeMs, folder: ledgerFolder(), titles: titlesBefore };
   const cases: [string, RegExp][] = [
     ['Context Ledger: Import Knowledge…', /does not import knowledge in Restricted Mode: it would read and write files this workspace controls/],
     ['Context Ledger: Export to Agent Rules…', /does not export agent rules in Restricted Mode/],
@@ -123,7 +130,7 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
   assert.deepEqual(mirrorFiles(), mirrorBefore, 'the Markdown mirror is not written');
   // The extension did not follow the changed AGENTS.md: nothing was written.
   assert.equal(fs.statSync(db).mtimeMs, before.mtime, 'the ledger was not written');
-  assert.equal(journalSize(), before.journal, 'nor its journal');
+  assert.deepEqual(ledgerFolder(), before.folder, 'nor any other file in its folder');
   assert.equal(agentsArtifact(db)?.version, 2, 'the CLI (run by hand, where trust is not a question) follows it');
   assert.deepEqual(titles(db), before.titles);
   assert.ok(!titles(db).includes('Holds live in Redis'), 'the ADR was not imported');

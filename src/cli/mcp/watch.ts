@@ -1,6 +1,5 @@
 /**
- * Watches the ledger (its database and journal, one inotify watch, and its Markdown
- * mirror's artifact files) and tells the clients: `notifications/resources/list_changed`
+ * Watches the ledger (its database, one inotify watch, and its artifact files) and tells the clients: `notifications/resources/list_changed`
  * when another process changed the ledger, `notifications/resources/updated` for each
  * subscribed artifact whose text changed, whoever changed it (an agent, the CLI, an editor
  * saving an artifact file). A subscription is a 2025-era `resources/subscribe` or a URI in
@@ -49,9 +48,19 @@ export class LedgerWatch {
   /** Starts watching the ledger at `file`, once it is served. */
   watch(file: string): void {
     const base = path.basename(file);
-    this.add(path.dirname(file), false, (name) => name === null || name === base || name === `${base}.journal`);
     const mirror = mirrorFolderOf(file);
-    if (fs.existsSync(mirror)) this.add(mirror, true, (name) => name === null || name.endsWith('.md'));
+    let watchingMirror = false;
+    const watchMirror = (): void => {
+      if (watchingMirror || !fs.existsSync(mirror)) return;
+      watchingMirror = true;
+      this.add(mirror, true, (name) => name === null || name.endsWith('.md'));
+    };
+    this.add(path.dirname(file), false, (name) => {
+      // The artifacts folder made after the server started (the first `add` writes its file there).
+      if (name === path.basename(mirror)) watchMirror();
+      return name === null || name === base || name === path.basename(mirror);
+    });
+    watchMirror();
   }
 
   private add(folder: string, recursive: boolean, relevant: (name: string | null) => boolean): void {

@@ -43,7 +43,7 @@ export interface ImportReport {
   unchanged: string[];
 }
 
-/** The journal record of a new artifact (the journal carries an add instead of a rewrite of the file). */
+/** An earlier version's journal record of a new artifact (replayed by the migration: legacyJournal.ts). */
 export type ArtifactJournalRecord = { op: 'artifact'; artifact: Artifact };
 
 const ARTIFACT_COLUMNS =
@@ -58,10 +58,7 @@ export class Artifacts {
   /** Chains written since the last `takeChanged()`: the Markdown mirror rewrites their files only. */
   private changed = new Set<string>();
 
-  constructor(
-    private readonly conn: Connection,
-    private readonly journaled: (record: ArtifactJournalRecord, generationBefore: number) => void,
-  ) {}
+  constructor(private readonly conn: Connection) {}
 
   /** `row` holds ARTIFACT_COLUMNS in order. */
   private rowToArtifact(row: SqlValue[]): Artifact {
@@ -149,7 +146,6 @@ export class Artifacts {
   /** Creates a new artifact (a new chain unless `chainId` names an existing one). */
   create(input: ArtifactInput): Artifact {
     const artifact = this.normalizeInput(input);
-    const before = this.conn.generation;
     this.conn.transaction(() => {
       if (this.exists(artifact.id)) throw new UserError(`An artifact with id "${artifact.id}" already exists.`, 'Use `update` to add a new version.');
       if (this.versionTaken(artifact.chainId, artifact.version)) {
@@ -157,7 +153,6 @@ export class Artifacts {
       }
       this.insert(artifact);
     });
-    this.journaled({ op: 'artifact', artifact }, before);
     return artifact;
   }
 

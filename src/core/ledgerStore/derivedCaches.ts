@@ -6,21 +6,19 @@ import type { Connection } from './connection';
 /*
  * Derived data: facts about content (token counts, the search index's term vectors), not
  * ledger data. Both are kept in memory and written in one transaction before the next
- * export; new entries since the last journal write can ride in the journal instead.
+ * export.
  */
 
-/** The journal record of new token counts. */
+/** An earlier version's journal record of new token counts (replayed by the migration). */
 export type TokensJournalRecord = { op: 'tokens'; counts: Array<[string, TokenizerName, number]> };
 
-/** New term-dictionary entries (numbered from `firstTerm`) and term vectors (key, version, bytes). */
+/** An earlier version's journal record of new term-dictionary entries (numbered from `firstTerm`) and term vectors (key, version, bytes). */
 export type VectorsJournalRecord = { op: 'vectors'; firstTerm: number; terms: string[]; vectors: Array<[string, string, number[]]> };
 
 /** Token counts by content hash and tokenizer. */
 export class TokenCounts implements TokenCountCache {
   private readonly counts = new Map<TokenizerName, Map<string, number>>();
   private pending: Array<[string, TokenizerName, number]> = [];
-  /** Pending counts up to here are on disk already (journaled). */
-  private journaledMark = 0;
 
   constructor(private readonly conn: Connection) {}
 
@@ -36,7 +34,7 @@ export class TokenCounts implements TokenCountCache {
 
   /**
    * A build looks up hundreds of counts: one query for the whole table costs less than a
-   * query each, and one transaction for the new ones far less than a journal write each.
+   * query each, and one transaction for the new ones far less than a statement each at once.
    */
   private countsOf(tokenizer: TokenizerName): Map<string, number> {
     let counts = this.counts.get(tokenizer);
@@ -55,32 +53,11 @@ export class TokenCounts implements TokenCountCache {
     if (this.pending.length === 0) return;
     const pending = this.pending;
     this.pending = [];
-    this.journaledMark = 0;
     this.conn.writeDerived(() => {
       for (const row of pending) this.conn.exec('INSERT OR REPLACE INTO token_count (content_hash, tokenizer, count) VALUES (?, ?, ?)', row);
     });
   }
 
-  /** The counts made since the last journal write, as its record (undefined when none). */
-  unjournaled(): TokensJournalRecord | undefined {
-    const counts = this.pending.slice(this.journaledMark);
-    return counts.length > 0 ? { op: 'tokens', counts } : undefined;
-  }
-
-  /** Every pending count is on disk now (journaled); they stay pending for the next full write. */
-  markJournaled(): void {
-    this.journaledMark = this.pending.length;
-  }
-
-  /** Where the pending counts end before a replay (see `replayed`). */
-  replayMark(): number {
-    return this.pending.length;
-  }
-
-  /** Counts replayed from a journal are on disk already, unless counts of this store's own were waiting to be journaled. */
-  replayed(mark: number): void {
-    if (this.journaledMark === mark) this.journaledMark = this.pending.length;
-  }
 }
 
 /*
@@ -96,9 +73,6 @@ export class TermVectors implements TermVectorStore {
   private dictSaved = 0;
   private cache: { version: string; vectors: Map<string, Uint8Array> } | undefined;
   private pending: Array<[string, string, Uint8Array]> = [];
-  /** Pending vectors, and dictionary entries, up to these are on disk (saved or journaled) already. */
-  private journaledMark = 0;
-  private dictJournaled = 0;
 
   constructor(private readonly conn: Connection) {}
 
@@ -108,7 +82,6 @@ export class TermVectors implements TermVectorStore {
       if (this.conn.hasTable('term_dict')) for (const [id, term] of this.conn.rowValues('SELECT id, term FROM term_dict ORDER BY id')) dict[Number(id)] = String(term);
       this.dict = dict;
       this.dictSaved = dict.length;
-      this.dictJournaled = dict.length;
     }
     return this.dict;
   }
@@ -149,46 +122,14 @@ export class TermVectors implements TermVectorStore {
       if (vectors.length > 0) this.conn.exec('DELETE FROM term_vector WHERE version <> ?', [vectors[vectors.length - 1]![1]]);
     });
     this.pending = [];
-    this.journaledMark = 0;
     this.dictSaved = dict.length;
-    this.dictJournaled = dict.length;
-  }
-
-  /** The entries and vectors made since the last journal write, as its record (undefined when none). */
-  unjournaled(): VectorsJournalRecord | undefined {
-    const vectors = this.pending.slice(this.journaledMark);
-    const dict = this.dict ?? [];
-    const firstTerm = this.dictJournaled;
-    if (vectors.length === 0 && dict.length <= firstTerm) return undefined;
-    return { op: 'vectors', firstTerm, terms: dict.slice(firstTerm), vectors: vectors.map(([key, version, data]) => [key, version, Array.from(data)]) };
-  }
-
-  /** How many new vectors and dictionary entries wait for the journal. */
-  unjournaledCounts(): { vectors: number; terms: number } {
-    return { vectors: this.pending.length - this.journaledMark, terms: (this.dict?.length ?? 0) - this.dictJournaled };
-  }
-
-  /** Every pending entry and vector is on disk now (journaled); they stay pending for the next full write. */
-  markJournaled(): void {
-    this.journaledMark = this.pending.length;
-    this.dictJournaled = this.dict?.length ?? 0;
-  }
-
-  /** Where the pending vectors and the dictionary end before a replay (see `replayed`). */
-  replayMark(): { vectors: number; terms: number } {
-    return { vectors: this.pending.length, terms: this.dict?.length ?? 0 };
-  }
-
-  /** What a replay added is on disk already, unless entries of this store's own were waiting to be journaled. */
-  replayed(mark: { vectors: number; terms: number }): void {
-    if (this.journaledMark === mark.vectors) this.journaledMark = this.pending.length;
-    if (this.dictJournaled >= mark.terms) this.dictJournaled = this.dict?.length ?? 0;
   }
 
   /**
-   * Adds journaled dictionary entries and vectors. Entries that disagree with the
-   * dictionary (another database's journal) or leave a gap in it void the whole record:
-   * a vector read through the wrong dictionary would index the wrong words.
+   * Adds an earlier version's journaled dictionary entries and vectors (pending, like new
+   * ones, for the next save). Entries that disagree with the dictionary (another database's
+   * journal) or leave a gap in it void the whole record: a vector read through the wrong
+   * dictionary would index the wrong words.
    */
   replay(record: VectorsJournalRecord): void {
     const dict = this.termDictionary();

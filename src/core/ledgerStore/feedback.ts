@@ -30,7 +30,7 @@ export interface AssemblyLogRow extends AssemblyLogEntry {
  */
 export const ASSEMBLY_LOG_KEPT = 50;
 
-/** The journal records of what every logged build writes: its log row and the injection counts. */
+/** An earlier version's journal records of a logged build: its log row and the injection counts (replayed by the migration). */
 export type BuildJournalRecord = { op: 'log'; entry: AssemblyLogEntry } | { op: 'injected'; ids: string[] };
 
 /**
@@ -38,10 +38,7 @@ export type BuildJournalRecord = { op: 'log'; entry: AssemblyLogEntry } | { op: 
  * (feedback), and the assembly log of the newest logged builds (ASSEMBLY_LOG_KEPT).
  */
 export class FeedbackLog {
-  constructor(
-    private readonly conn: Connection,
-    private readonly journaled: (record: BuildJournalRecord, generationBefore: number) => void,
-  ) {}
+  constructor(private readonly conn: Connection) {}
 
   /** Counts a verdict on the artifact `artifactId` (which must exist). */
   record(artifactId: string, verdict: 'useful' | 'not_useful'): Feedback {
@@ -55,9 +52,7 @@ export class FeedbackLog {
 
   recordInjected(ids: readonly string[]): void {
     if (ids.length === 0) return;
-    const before = this.conn.generation;
     this.incrementInjected(ids);
-    this.journaled({ op: 'injected', ids: [...ids] }, before);
   }
 
   incrementInjected(ids: readonly string[]): void {
@@ -95,21 +90,15 @@ export class FeedbackLog {
   }
 
   logAssembly(entry: AssemblyLogEntry): number {
-    const before = this.conn.generation;
-    const { id, dropped } = this.conn.transaction(() => this.insertLogRow(entry));
-    // A build past the bound drops the one oldest row, which a journal line replays alike.
-    // Dropping more is an older database's long log trimmed: written whole, so the file
-    // and every reader's memory shrink now, not after the journal's next merge.
-    if (dropped <= 1) this.journaled({ op: 'log', entry }, before);
-    return id;
+    return this.conn.transaction(() => this.insertLogRow(entry));
   }
 
   /**
    * Inserts the log row and drops those more than ASSEMBLY_LOG_KEPT ids older, in one
    * statement on the primary key: ids only grow (AUTOINCREMENT, never reused), so the
-   * newest rows are the highest ids. Replaying a journal's log record does the same.
+   * newest rows are the highest ids. Replaying an earlier version's journal does the same.
    */
-  insertLogRow(entry: AssemblyLogEntry): { id: number; dropped: number } {
+  insertLogRow(entry: AssemblyLogEntry): number {
     this.conn.exec(
       `INSERT INTO assembly_log (at, task_id, budget, tokens_used, tokenizer, candidates, included, degraded, excluded, layers, duration_ms, output_hash, trigger)
        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
@@ -121,7 +110,7 @@ export class FeedbackLog {
     );
     const id = Number(this.conn.scalar('SELECT last_insert_rowid()'));
     this.conn.exec('DELETE FROM assembly_log WHERE id <= ?', [id - ASSEMBLY_LOG_KEPT]);
-    return { id, dropped: Number(this.conn.scalar('SELECT changes()')) };
+    return id;
   }
 
   recentAssemblies(limit = ASSEMBLY_LOG_KEPT): AssemblyLogRow[] {

@@ -5,20 +5,16 @@ import type { TokensJournalRecord, VectorsJournalRecord } from './derivedCaches'
 import type { BuildJournalRecord } from './feedback';
 
 /**
- * A write an append-only journal beside the database can carry instead of a rewrite of
- * the whole file: what every logged build records (its log row, injection counts and the
- * token counts it made), and a new artifact (an agent's or a user's `add`: rewriting a
- * large ledger to add one note cost most of the write). Readers replay it onto the
- * database (`applyJournal`).
+ * A record of the append-only journal earlier versions kept beside the database: what a
+ * logged build recorded (its log row, injection counts and the token counts it made) and a
+ * new artifact. This version writes none; the migration replays an old one
+ * (`LedgerStore.applyLegacyJournal`).
  */
 export type JournalRecord = ArtifactJournalRecord | VectorsJournalRecord | BuildJournalRecord | TokensJournalRecord;
 
-/** Every op this version replays: a Record so that a new op left out of it fails to compile. */
-export const JOURNAL_OPS: Readonly<Record<JournalRecord['op'], true>> = { artifact: true, vectors: true, log: true, injected: true, tokens: true };
-
 const isString = (v: unknown): v is string => typeof v === 'string';
 
-/** Whether `value` is a record `takeJournal` writes, whole and well-typed (a damaged line is not). */
+/** Whether `value` is a record an earlier version's journal held, whole and well-typed (a damaged line is not). */
 export function isJournalRecord(value: unknown): value is JournalRecord {
   if (value === null || typeof value !== 'object') return false;
   const record = value as Record<string, unknown>;

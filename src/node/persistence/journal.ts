@@ -23,7 +23,7 @@ export function replayLegacyJournal(file: string, base: FileIdentity, store: Led
     const records = (parseJournalLine(line) as { records?: unknown } | undefined)?.records;
     if (!Array.isArray(records)) continue;
     try {
-      store.applyJournal(records);
+      store.applyLegacyJournal(records);
     } catch {
       // Records SQLite refuses (a damaged line) are rolled back and skipped; the rest still count.
     }

@@ -12,13 +12,11 @@ async function connection(bytes?: Uint8Array): Promise<Connection> {
 }
 
 describe('derived caches', () => {
-  test('token counts are journaled once, stay pending until a flush writes them, and are read back after reopening', async () => {
+  test('token counts stay pending until a flush writes them, and are read back after reopening', async () => {
     const conn = await connection();
     const counts = new TokenCounts(conn);
     counts.putTokenCount('h1', 'o200k_base', 7);
-    assert.deepEqual(counts.unjournaled(), { op: 'tokens', counts: [['h1', 'o200k_base', 7]] });
-    counts.markJournaled();
-    assert.equal(counts.unjournaled(), undefined, 'already in the journal');
+    assert.equal(counts.getTokenCount('h1', 'o200k_base'), 7);
     const generation = conn.generation;
     counts.flush();
     assert.equal(conn.generation, generation, 'a count is not a change of the ledger');
@@ -47,7 +45,6 @@ describe('derived caches', () => {
     vectors.putTermVector('old', 'v1', Uint8Array.from([1]));
     vectors.flush();
     vectors.putTermVector('new', 'v2', Uint8Array.from([2]));
-    assert.deepEqual(vectors.unjournaled()?.vectors.map(([key]) => key), ['new'], 'what the flush wrote is not journaled again');
     vectors.flush();
     const reopened = new TermVectors(await connection(conn.db.export()));
     assert.deepEqual(reopened.termDictionary(), ['über', '日本']);

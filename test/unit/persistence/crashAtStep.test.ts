@@ -1,8 +1,8 @@
 /**
  * kill -9 at each named step of a write (src/node/persistence/faultInjection.ts): before the
- * files, between the files and the index, mid-index and after, for add, update, import and
- * sync (which gives a new file its ids). The real CLI on a workspace ledger. After the kill the
- * next command finds no artifact lost, a write that reached its file in the ledger (the file is
+ * files, between the files and the index, mid-index and after, for add (with an id of its own,
+ * and as the new file alone), update, import and sync (which gives a new file its ids). The
+ * real CLI on a workspace ledger. After the kill the next command finds no artifact lost, a write that reached its file in the ledger (the file is
  * newer than the index: imported by stamps), a new file imported once, and sync exits 0.
  * (Random kills: test/unit/session/killAnywhere.test.ts.)
  */
@@ -16,6 +16,8 @@ import { CLI, cli, tempDir } from '../helpers';
 const WRITE = ['files-before', 'files-written', 'temp-written', 'database-replaced', 'write-done'];
 const STEPS: Record<string, string[]> = {
   add: WRITE,
+  // An add with no id of its own writes its new file and nothing else (LedgerSession.addAsFile).
+  'add as a file': ['files-before', 'files-written'],
   update: WRITE,
   import: WRITE,
   sync: ['import-before-ids', 'temp-written', 'database-replaced', 'write-done'],
@@ -34,6 +36,7 @@ function seeded(): string {
 
 const COMMANDS: Record<string, string[]> = {
   add: ['add', '--type', 'note', '--title', 'Added', '--body', 'added body', '--id', 'added'],
+  'add as a file': ['add', '--type', 'note', '--title', 'Added as a file — 発見', '--body', 'added body'],
   update: ['update', 'seed-0', '--body', 'updated body'],
   import: ['import', 'in.jsonl'],
   sync: ['sync'],
@@ -75,6 +78,11 @@ async function check(command: string, step: string): Promise<boolean> {
   // A write whose file was written is in the ledger: the file is the ledger.
   const reachedFiles = step !== 'files-before';
   if (command === 'add') assert.equal(now.has('added'), reachedFiles, `${where}: the add`);
+  if (command === 'add as a file') {
+    assert.equal([...now.values()].filter((a) => a.title === 'Added as a file — 発見').length, reachedFiles ? 1 : 0, `${where}: the add`);
+    // The index took the new file from the folder; the killed writer's temporary file is gone.
+    assert.deepEqual((fs.readdirSync(artifacts, { recursive: true }) as string[]).filter((f) => f.includes('.tmp-')), [], where);
+  }
   if (command === 'import') assert.equal(now.has('imported'), reachedFiles, `${where}: the import`);
   if (command === 'update') assert.equal(now.get('seed-0')!.body, reachedFiles ? 'updated body' : 'body seed-0', `${where}: the update`);
   if (command === 'sync') {
@@ -92,7 +100,7 @@ test('kill -9 at every step of add, update, import and sync: nothing lost or dup
   const cases = Object.entries(STEPS).flatMap(([command, steps]) => steps.map((step) => ({ command, step })));
   const killed: string[] = [];
   for (const { command, step } of cases) if (await check(command, step)) killed.push(`${command}@${step}`);
-  for (const expected of ['add@files-before', 'add@files-written', 'update@files-written', 'import@temp-written', 'sync@import-before-ids', 'sync@database-replaced']) {
+  for (const expected of ['add@files-before', 'add@files-written', 'add as a file@files-before', 'add as a file@files-written', 'update@files-written', 'import@temp-written', 'sync@import-before-ids', 'sync@database-replaced']) {
     assert.ok(killed.includes(expected), `${expected} was never reached (killed: ${killed.join(', ')})`);
   }
 });

@@ -63,7 +63,7 @@ describe('a ledger the database-first version left', () => {
     assert.deepEqual(history.map((v) => v.body), ['v1', 'v2 from a teammate, not synced yet.'], 'the version before the edit stays in the history');
 
     // What only the database-first layout needed is gone; the database is the index now.
-    assert.deepEqual(fs.readdirSync(folder).filter((f) => f.startsWith('ledger.db')).sort(), ['ledger.db']);
+    assert.deepEqual(fs.readdirSync(folder).filter((f) => f.startsWith('ledger.db') && f !== 'ledger.db.knowledge.json').sort(), ['ledger.db'], "only the session's local record beside the index");
 
     // Deleting the index loses nothing shared: the next command builds it from the files.
     fs.rmSync(path.join(folder, 'ledger.db'));
