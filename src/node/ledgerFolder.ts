@@ -1,8 +1,8 @@
 /**
- * The workspace's `.context-ledger/` folder as git should see it: the Markdown mirror
- * (`artifacts/`) is the team's copy of the ledger and is committed; everything else there
- * is this machine's (the database and its journal, backup, lock and corrupt copies, the
- * sync state, the agent inbox, conflict copies). A binary database in git is a conflict
+ * The workspace's `.context-ledger/` folder as git should see it: the artifact files
+ * (`artifacts/`) are the ledger the team shares and are committed; everything else there
+ * is this machine's (the index database, its lock, local record and damaged copies, the
+ * agent inbox, files an older version left). A binary database in git is a conflict
  * nobody can merge, so the folder carries its own `.gitignore` that says so, written
  * once: the team's `.gitignore` is theirs, and a person's edits to this one are kept.
  */
@@ -18,9 +18,9 @@ export const MIRROR_FOLDER = 'artifacts';
  * because `*` also matches every file inside it.
  */
 export const LEDGER_GITIGNORE = [
-  '# Written by Context Ledger. Commit the Markdown mirror (artifacts/): it is how the team shares the ledger.',
-  '# Everything else here stays on this machine: the database, its journal, backup, locks and corrupt copies,',
-  '# the sync state, the agent inbox. The ledger is rebuilt from the mirror on a fresh clone.',
+  '# Written by Context Ledger. Commit the artifact files (artifacts/): they are the ledger the team shares.',
+  '# Everything else here stays on this machine: the index (ledger.db), its lock, local record and damaged',
+  '# copies, the agent inbox. On a fresh clone the index is rebuilt from the artifact files.',
   '*',
   '!.gitignore',
   `!${MIRROR_FOLDER}/`,
