@@ -393,7 +393,16 @@ async function treeMenu(page: Workbench['page'], title: string, action: string):
     // landed on the row that took this one's place is taken back and tried again.
     for (let attempt = 1; ; attempt++) {
       await pane.locator('.monaco-list-row', { hasText: title }).first().click({ button: 'right' });
-      await page.locator('.context-view .monaco-menu').waitFor({ state: 'visible', timeout: TIMEOUTS.ui });
+      // A refresh that re-renders the tree between the press and the menu takes the menu away: try again.
+      const shown = await page
+        .locator('.context-view .monaco-menu')
+        .waitFor({ state: 'visible', timeout: attempt === 5 ? TIMEOUTS.ui : 5_000 })
+        .then(() => true)
+        .catch((error: unknown) => {
+          if (attempt === 5) throw error;
+          return false;
+        });
+      if (!shown) continue;
       const target = (await pane.locator('.monaco-list-row.focused .label-name').first().textContent()) ?? '';
       if (target.trim() === title) break;
       if (attempt === 5) throw new Error(`the context menu kept opening on "${target.trim()}", not on "${title}"`);

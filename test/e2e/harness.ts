@@ -653,7 +653,8 @@ async function pickFileRow(page: Page, rel: string, base: string, dir: string, t
         seen.push(`${label} (${desc})`);
         // In a multi-root workspace the folder's name comes first: "ferry • src".
         if (label === base && (dir === '' ? desc === '' : desc === dir || desc.endsWith(`/${dir}`) || desc.endsWith(` ${dir}`))) {
-          await row.click();
+          // The list may re-render between reading its rows and the click (results arriving): look again.
+          if (!(await row.click({ timeout: 2_000 }).then(() => true, () => false))) break;
           await page.locator(QUICK_INPUT).waitFor({ state: 'hidden', timeout: TIMEOUTS.ui }).catch(() => undefined);
           return;
         }
