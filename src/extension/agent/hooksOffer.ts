@@ -114,15 +114,23 @@ async function connect(s: Services): Promise<void> {
 
 export function registerHooksOffer(s: Services): vscode.Disposable[] {
   // Hooks installed by an earlier version run this copy: after an update it must be this version's.
-  try {
-    stableClient(s);
-  } catch (error) {
-    s.logger.error('Refreshing the agent hooks’ client failed', error);
-  }
+  // File work, so after activation returns rather than inside it.
+  const refresh = setTimeout(() => {
+    try {
+      stableClient(s);
+    } catch (error) {
+      s.logger.error('Refreshing the agent hooks’ client failed', error);
+    }
+  }, 0);
   const asked = new Set<string>();
   const ask = (): void => {
     offer(s, asked).catch((error: unknown) => s.logger.error('The agent hooks offer failed', error));
   };
   ask();
-  return [vscode.commands.registerCommand(AGENT_COMMANDS.connectAgentHooks, () => connect(s)), s.registry.onDidChange(ask), vscode.workspace.onDidGrantWorkspaceTrust(ask)];
+  return [
+    { dispose: () => clearTimeout(refresh) },
+    vscode.commands.registerCommand(AGENT_COMMANDS.connectAgentHooks, () => connect(s)),
+    s.registry.onDidChange(ask),
+    vscode.workspace.onDidGrantWorkspaceTrust(ask),
+  ];
 }

@@ -17,13 +17,15 @@ export const CLI_POINTER = 'cli-path';
 /**
  * Copies `dist/hook.cjs` of `distFolder` into `storageFolder/hook/` and points it at `dist/cli.js`;
  * returns the copy's path. Written beside and renamed over, so a hook starting meanwhile reads
- * either the old copy or the new one, never half of one.
+ * either the old copy or the new one, never half of one. A file already as it should be is not
+ * written again: every window's activation refreshes the copy, and most find it current.
  */
 export function refreshStableClient(storageFolder: string, distFolder: string): string {
   const folder = path.join(storageFolder, 'hook');
   fs.mkdirSync(folder, { recursive: true });
   const client = path.join(folder, 'hook.cjs');
   const replace = (file: string, content: string | Buffer): void => {
+    if (isAlready(file, content)) return;
     const partial = `${file}.${process.pid}.partial`;
     fs.writeFileSync(partial, content, { mode: 0o755 });
     fs.renameSync(partial, file);
@@ -31,4 +33,12 @@ export function refreshStableClient(storageFolder: string, distFolder: string): 
   replace(path.join(folder, CLI_POINTER), path.join(distFolder, 'cli.js'));
   replace(client, fs.readFileSync(path.join(distFolder, 'hook.cjs')));
   return client;
+}
+
+function isAlready(file: string, content: string | Buffer): boolean {
+  try {
+    return fs.readFileSync(file).equals(typeof content === 'string' ? Buffer.from(content) : content);
+  } catch {
+    return false;
+  }
 }
