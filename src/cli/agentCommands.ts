@@ -21,9 +21,9 @@ function inboxEntry(a: Artifact): Record<string, unknown> {
     title: a.title,
     status: a.status,
     source: a.source,
-    proposedBy: a.extra.proposedBy ?? null,
-    proposedVia: a.extra.proposedVia ?? null,
-    proposedAt: a.extra.proposedAt ?? null,
+    proposedBy: a.proposedBy ?? null,
+    proposedVia: a.proposedVia ?? null,
+    proposedAt: a.proposedAt ?? null,
   };
 }
 
@@ -51,7 +51,7 @@ export const inboxCommand: Command = {
     context.out(
       [
         `${pending.length} unreviewed artifact${pending.length === 1 ? '' : 's'}:`,
-        ...pending.map((a) => `  ${a.id}  ${a.type}  ${a.source}${typeof a.extra.proposedVia === 'string' ? ` via ${a.extra.proposedVia}` : ''}  ${a.title}`),
+        ...pending.map((a) => `  ${a.id}  ${a.type}  ${a.source}${a.proposedVia !== undefined ? ` via ${a.proposedVia}` : ''}  ${a.title}`),
         'Review with: context-ledger review approve|reject <id>',
       ].join('\n'),
     );

@@ -323,7 +323,7 @@ const historyCommand: Command = {
   async run(context) {
     const versions = await withRead(context, (store) => store.history(context.positionals[0]!));
     if (isJson(context)) return printJson(context, versions);
-    const lines = versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}${typeof v.extra.author === 'string' ? `  by ${v.extra.author}` : ''}`);
+    const lines = versions.map((v) => `v${v.version}  ${v.id}  ${v.updatedAt}  ${v.status}${v.pinned ? ' pinned' : ''}  ${truncate(v.title, 70)}${v.author !== undefined ? `  by ${v.author}` : ''}`);
     if (versions.length > 1) lines.push('', 'Bring an older version back with `context-ledger revert <id>`.');
     context.out(lines.join('\n'));
   },

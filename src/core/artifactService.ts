@@ -8,13 +8,14 @@
  *   pin or source adds nothing (the latest version is returned, `changed: false`).
  * - Scope: `path` needs paths; `task` needs a task (the chain's, else the active one).
  * - An agent's version or replacement is unreviewed, with its provenance (`source`
- *   `agent:<name>`, `extra.proposedBy/Via/At`, the reason as `extra.changeNote`).
+ *   `agent:<name>`, `proposedBy/Via/At`, the reason as `changeNote`: src/core/artifactSchema.ts).
  * - A person's verdict on an agent's version is a new version with the same content
  *   (history shows who decided, when); a rejected chain is archived.
  * - A replacement is a new chain naming the old one in `supersedes`; the old chain becomes
  *   superseded and leaves every context.
  * The store (src/core/ledgerStore) only stores what this decides.
  */
+import { withoutRecorded } from './artifactSchema';
 import { newVersionId } from './ids';
 import { type Artifact, type ArtifactInput, type ArtifactPatch, type Scope, UserError, oneLine } from './model';
 import { type AgentProvenance, type ReviewState, asUnreviewed, markReviewed, reviewState } from './review';
@@ -67,12 +68,6 @@ export function resolveScope(
   return { scope, taskId };
 }
 
-function withoutKey(record: Record<string, unknown>, key: string): Record<string, unknown> {
-  if (!(key in record)) return record;
-  const { [key]: _dropped, ...rest } = record;
-  return rest;
-}
-
 /** Adds a version to the chain of `ref` (any version of it); see the rules above. */
 export function newVersion(store: LedgerStore, ref: string, change: VersionChange): VersionOutcome {
   const previous = store.latestOfChain(store.requireArtifact(ref).chainId)!;
@@ -88,15 +83,14 @@ export function newVersion(store: LedgerStore, ref: string, change: VersionChang
   const paths = patch.paths ?? previous.paths;
   const { scope, taskId } = resolveScope(store, { scope: patch.scope ?? previous.scope, paths, taskId: 'taskId' in patch ? patch.taskId : previous.taskId });
   const contentChanges = change.review === undefined;
+  // Who wrote a version pulled from a teammate's file is not who writes the next one.
   let next: ArtifactInput = {
-    ...previous,
+    ...(contentChanges ? withoutRecorded(previous, 'author') : previous),
     ...patch,
     scope,
     taskId,
     paths,
     conditions: patch.conditions ? { ...previous.conditions, ...patch.conditions } : previous.conditions,
-    // Who wrote a version pulled from a teammate's file is not who writes the next one.
-    extra: contentChanges ? withoutKey(previous.extra, 'author') : previous.extra,
     id: nextVersionId(store, previous.chainId, previous.version + 1),
     chainId: previous.chainId,
     version: previous.version + 1,
@@ -113,9 +107,9 @@ export function newVersion(store: LedgerStore, ref: string, change: VersionChang
   }
   if (change.proposal) {
     const reason = change.proposal.reason ? { changeNote: oneLine(change.proposal.reason) } : {};
-    next = asUnreviewed({ ...next, extra: { ...next.extra, previousVersion: previous.id, ...reason } }, change.proposal.provenance, at);
+    next = asUnreviewed({ ...next, previousVersion: previous.id, ...reason }, change.proposal.provenance, at);
   }
-  if (change.review) next = { ...next, extra: markReviewed(previous, change.review.verdict, change.review.reviewer, at) };
+  if (change.review) next = { ...next, ...markReviewed(change.review.verdict, change.review.reviewer, at) };
   const review = change.review;
   const artifact = store.transaction(() => {
     const created = store.createArtifact(next);
@@ -160,7 +154,7 @@ export function supersedeChain(store: LedgerStore, oldRef: string, replacement: 
   let created: ArtifactInput = { ...input, scope, taskId };
   if (proposal) {
     const reason = proposal.reason ? { changeNote: oneLine(proposal.reason) } : {};
-    created = asUnreviewed({ ...created, extra: { ...created.extra, supersedesId: old.id, ...reason } }, proposal.provenance, store.clock.now().toISOString());
+    created = asUnreviewed({ ...created, supersedesId: old.id, ...reason }, proposal.provenance, store.clock.now().toISOString());
   }
   return store.supersedeWith(old.id, created);
 }

@@ -2,14 +2,12 @@
  * The JSONL interchange format (DESIGN.md section 3): one artifact per line, camelCase
  * fields, unknown fields kept for the round-trip.
  */
+import { ARTIFACT_FIELD_NAMES, FieldError, joinExtra, keep, readArtifactField, splitExtra } from './artifactSchema';
 import { type Artifact, type ArtifactInput, UserError } from './model';
 import type { LedgerStore } from './store';
 
-/** Fields the ledger models; anything else on a line is carried in `extra`. */
-const KNOWN_FIELDS = new Set([
-  'id', 'chainId', 'version', 'type', 'scope', 'taskId', 'paths', 'title', 'body', 'summary', 'tags', 'conditions',
-  'status', 'supersedes', 'pinned', 'source', 'createdAt', 'updatedAt', 'contentHash',
-]);
+/** The artifact's own fields; the recorded ones (review, provenance, ...) and a team's own keys sit beside them on a line. */
+const KNOWN_FIELDS = new Set<string>(ARTIFACT_FIELD_NAMES);
 
 export interface JsonlLineError {
   line: number;
@@ -21,11 +19,20 @@ export interface ParsedJsonl {
   errors: JsonlLineError[];
 }
 
-function optionalString(record: Record<string, unknown>, field: string): string | undefined {
+function optionalString(record: Record<string, unknown>, field: 'chainId' | 'taskId' | 'summary' | 'supersedes' | 'source' | 'createdAt' | 'updatedAt'): string | undefined {
   const value = record[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new UserError(`"${field}" must be a string.`);
-  return value;
+  return checked(() => readArtifactField('source', value, field));
+}
+
+/** A FieldError as the UserError a bad line reports. */
+function checked<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof FieldError) throw new UserError(error.message);
+    throw error;
+  }
 }
 
 /** Checks one decoded JSON value and turns it into an ArtifactInput; throws UserError on a bad field. */
@@ -38,17 +45,11 @@ export function artifactInputFromJson(value: unknown): ArtifactInput {
   if (typeof record.id !== 'string' && typeof record.id !== 'number') throw new UserError('"id" must be a string.');
   if (typeof record.title !== 'string') throw new UserError('"title" must be a string.');
   if (typeof record.body !== 'string') throw new UserError('"body" must be a string.');
-  const extra: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(record)) if (!KNOWN_FIELDS.has(key)) extra[key] = field;
-  const version = record.version;
-  // Past 2^53 a number is no longer exact (9007199254740993 reads as ...992), so two versions
-  // could be stored as one and every later update of the chain would collide.
-  if (version !== undefined && version !== null && (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)) {
-    throw new UserError(`"version" must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`);
-  }
-  if (record.pinned !== undefined && record.pinned !== null && typeof record.pinned !== 'boolean') {
-    throw new UserError(`"pinned" must be true or false, not ${JSON.stringify(record.pinned)}.`);
-  }
+  const wire: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(record)) if (!KNOWN_FIELDS.has(key)) keep(wire, key, field);
+  const kept = checked(() => splitExtra(wire, { strict: true }));
+  const version = record.version === undefined || record.version === null ? undefined : checked(() => readArtifactField('version', record.version));
+  const pinned = record.pinned === undefined || record.pinned === null ? undefined : checked(() => readArtifactField('pinned', record.pinned));
   const taskId = optionalString(record, 'taskId');
   return {
     id: String(record.id),
@@ -56,7 +57,7 @@ export function artifactInputFromJson(value: unknown): ArtifactInput {
     title: record.title,
     body: record.body,
     chainId: optionalString(record, 'chainId'),
-    version: typeof version === 'number' ? version : undefined,
+    version,
     scope: record.scope as ArtifactInput['scope'],
     taskId: taskId ?? null,
     paths: record.paths as string[] | undefined,
@@ -65,11 +66,11 @@ export function artifactInputFromJson(value: unknown): ArtifactInput {
     conditions: (record.conditions ?? undefined),
     status: record.status as ArtifactInput['status'],
     supersedes: optionalString(record, 'supersedes') ?? null,
-    pinned: typeof record.pinned === 'boolean' ? record.pinned : undefined,
+    pinned,
     source: optionalString(record, 'source'),
     createdAt: optionalString(record, 'createdAt'),
     updatedAt: optionalString(record, 'updatedAt'),
-    extra,
+    ...kept,
   };
 }
 
@@ -162,7 +163,7 @@ export function parseJsonl(text: string, validate?: (input: ArtifactInput) => vo
   return result;
 }
 
-/** One artifact as an interchange object: every modelled field, then the kept unknown ones. */
+/** One artifact as an interchange object: every modelled field, then the recorded and the kept ones (in the order they came). */
 export function artifactToJson(artifact: Artifact): Record<string, unknown> {
   return {
     id: artifact.id,
@@ -183,7 +184,7 @@ export function artifactToJson(artifact: Artifact): Record<string, unknown> {
     supersedes: artifact.supersedes,
     pinned: artifact.pinned,
     conditions: artifact.conditions,
-    ...Object.fromEntries(Object.entries(artifact.extra).filter(([key]) => !KNOWN_FIELDS.has(key))),
+    ...Object.fromEntries(Object.entries(joinExtra(artifact)).filter(([key]) => !KNOWN_FIELDS.has(key))),
   };
 }
 

@@ -3,21 +3,20 @@
  * cross every layer (store, assembler, CLI, extension). One definition each.
  */
 
-export const ARTIFACT_TYPES = [
-  'constitution',
-  'adr',
-  'pattern',
-  'plan',
-  'module_memory',
-  'convention',
-  'decision',
-  'learning',
-  'research',
-  'dependency',
-  'changelog',
-  'note',
-] as const;
-export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
+export {
+  ARTIFACT_TYPES,
+  type Artifact,
+  type ArtifactInput,
+  type ArtifactPatch,
+  type ArtifactStatus,
+  type ArtifactType,
+  type Conditions,
+  type RecordedFields,
+  SCOPES,
+  type Scope,
+  STATUSES,
+} from './artifactSchema';
+import { ARTIFACT_TYPES, type ArtifactType, SCOPES, STATUSES, type ArtifactStatus, type Scope } from './artifactSchema';
 
 /** Lower is more important; `constitution` rules are always in the fixed tier. */
 export const DEFAULT_TYPE_PRIORITY: Readonly<Record<ArtifactType, number>> = {
@@ -49,72 +48,6 @@ export const STANDING_RULE_TYPES: ReadonlySet<ArtifactType> = new Set<ArtifactTy
  * this many days. A decision or a convention holds until superseded and never fades this way.
  */
 export const FADING_HALF_LIFE_DAYS: Readonly<Partial<Record<ArtifactType, number>>> = { research: 90 };
-
-export const SCOPES = ['global', 'task', 'path'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export const STATUSES = ['active', 'superseded', 'archived'] as const;
-export type ArtifactStatus = (typeof STATUSES)[number];
-
-/** Gating: AND across kinds, OR within a kind. An empty kind does not gate. */
-export interface Conditions {
-  labels: string[];
-  keywords: string[];
-  paths: string[];
-}
-
-export interface Artifact {
-  id: string;
-  chainId: string;
-  version: number;
-  type: ArtifactType;
-  scope: Scope;
-  taskId: string | null;
-  paths: string[];
-  title: string;
-  body: string;
-  summary: string | null;
-  tags: string[];
-  conditions: Conditions;
-  status: ArtifactStatus;
-  /** Chain id of the chain this one replaces. */
-  supersedes: string | null;
-  pinned: boolean;
-  source: string;
-  createdAt: string;
-  updatedAt: string;
-  contentHash: string;
-  /** Fields from an imported line that the ledger does not model, kept for round-trip. */
-  extra: Record<string, unknown>;
-}
-
-/** What a caller supplies to create an artifact; everything but type/title/body has a default. */
-export interface ArtifactInput {
-  id?: string;
-  chainId?: string;
-  version?: number;
-  type: ArtifactType;
-  scope?: Scope;
-  taskId?: string | null;
-  paths?: string[];
-  title: string;
-  body: string;
-  summary?: string | null;
-  tags?: string[];
-  conditions?: Partial<Conditions>;
-  status?: ArtifactStatus;
-  supersedes?: string | null;
-  pinned?: boolean;
-  source?: string;
-  createdAt?: string;
-  updatedAt?: string;
-  extra?: Record<string, unknown>;
-}
-
-/** Fields an update may change; the update becomes a new version of the chain. */
-export type ArtifactPatch = Partial<
-  Pick<ArtifactInput, 'type' | 'scope' | 'taskId' | 'paths' | 'title' | 'body' | 'summary' | 'tags' | 'conditions' | 'pinned' | 'source'>
->;
 
 export const TASK_STATUSES = ['open', 'done', 'dropped'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

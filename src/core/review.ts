@@ -1,12 +1,12 @@
 /**
- * Review state of agent-written knowledge. Until the schema has a column for it, the
- * state lives in `extra.review` (kept by the store and by JSONL round-trips), and the
- * provenance in `source` (`agent:<name>`), so nothing here needs a migration.
+ * Review state of agent-written knowledge: the typed `review`, `proposedBy/Via/At` and
+ * `reviewedBy/At` fields (src/core/artifactSchema.ts), and the provenance in `source`
+ * (`agent:<name>`).
  */
-import type { Artifact, ArtifactInput } from './model';
+import { REVIEW_STATES, type ReviewState } from './artifactSchema';
+import type { Artifact, ArtifactInput, RecordedFields } from './model';
 
-export const REVIEW_STATES = ['unreviewed', 'approved', 'rejected'] as const;
-export type ReviewState = (typeof REVIEW_STATES)[number];
+export { REVIEW_STATES, type ReviewState };
 
 /** How an agent reached the ledger; recorded so a reviewer can weigh the claim. */
 export type AgentChannel = 'mcp' | 'lm-tool' | 'chat' | 'inbox' | (string & {});
@@ -44,47 +44,38 @@ export function isAgentSource(source: string): boolean {
   return source === 'agent' || source.startsWith('agent:');
 }
 
-export function reviewState(artifact: Pick<Artifact, 'extra'>): ReviewState | undefined {
-  const value = artifact.extra.review;
-  return typeof value === 'string' && (REVIEW_STATES as readonly string[]).includes(value) ? (value as ReviewState) : undefined;
+export function reviewState(artifact: Pick<Artifact, 'review'>): ReviewState | undefined {
+  return artifact.review;
 }
 
 /** Agent-written knowledge no person has approved yet. */
-export function isUnreviewed(artifact: Pick<Artifact, 'extra'>): boolean {
+export function isUnreviewed(artifact: Pick<Artifact, 'review'>): boolean {
   return reviewState(artifact) === 'unreviewed';
 }
 
-/** Stamps an input as unreviewed agent knowledge, keeping any `extra` it already carries. */
+/** Stamps an input as unreviewed agent knowledge, keeping what else it records. */
 export function asUnreviewed<T extends ArtifactInput>(input: T, provenance: AgentProvenance, at: string): T {
   const slug = agentSlug(provenance.agent);
   return {
     ...input,
     source: agentSource(provenance),
-    extra: {
-      ...(input.extra ?? {}),
-      review: 'unreviewed',
-      proposedVia: provenance.channel,
-      ...(slug ? { proposedBy: slug } : {}),
-      proposedAt: at,
-    },
+    review: 'unreviewed',
+    proposedVia: provenance.channel,
+    ...(slug ? { proposedBy: slug } : {}),
+    proposedAt: at,
   };
 }
 
 /**
- * The `extra` a reviewed artifact should carry; the artifact service writes it as a new
- * version (src/core/artifactService.ts applyReview). `reviewer` is who decided, e.g. `user`.
+ * The review fields a reviewed artifact should carry; the artifact service writes them as a
+ * new version (src/core/artifactService.ts applyReview). `reviewer` is who decided, e.g. `user`.
  */
-export function markReviewed(
-  artifact: Pick<Artifact, 'extra'>,
-  verdict: Exclude<ReviewState, 'unreviewed'>,
-  reviewer: string,
-  at: string,
-): Record<string, unknown> {
-  return { ...artifact.extra, review: verdict, reviewedBy: reviewer, reviewedAt: at };
+export function markReviewed(verdict: Exclude<ReviewState, 'unreviewed'>, reviewer: string, at: string): RecordedFields {
+  return { review: verdict, reviewedBy: reviewer, reviewedAt: at };
 }
 
 /** One short label for lists and tool output; empty for ordinary, person-written knowledge. */
-export function reviewBadge(artifact: Pick<Artifact, 'extra' | 'source'>): string {
+export function reviewBadge(artifact: Pick<Artifact, 'review' | 'source'>): string {
   const state = reviewState(artifact);
   if (state === 'unreviewed') return `UNREVIEWED (${artifact.source})`;
   if (state === 'rejected') return 'REJECTED';

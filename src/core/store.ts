@@ -11,6 +11,7 @@ import type {
   TaskEventKind,
   TokenizerName,
 } from './model';
+import type { RecordedFields } from './artifactSchema';
 import type { TermVectorStore } from './assemble/termVectors';
 import type { TokenCountCache } from './tokens';
 import { Activity } from './ledgerStore/activity';
@@ -186,11 +187,11 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   }
 
   /**
-   * Replaces the `extra` of the chain's latest version in place (not a new version): for
+   * Sets recorded fields of the chain's latest version in place (not a new version): for
    * bookkeeping about the artifact, such as the link to the file it was imported from.
    */
-  setExtra(ref: string, extra: Record<string, unknown>): Artifact {
-    return this.artifacts.setExtra(ref, extra);
+  setRecorded(ref: string, fields: RecordedFields & { extra?: Record<string, unknown> }): Artifact {
+    return this.artifacts.setRecorded(ref, fields);
   }
 
   /** Hard delete: the whole chain by default, or only the one version. Returns rows removed. */

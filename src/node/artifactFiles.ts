@@ -166,8 +166,7 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   };
   const importRead = (r: Read): { outcome: string; artifact: Artifact } => {
     const author = authorOf(r.path);
-    const extra = author && r.input.extra?.author === undefined ? { ...r.input.extra, author } : r.input.extra;
-    return store.importArtifact({ ...r.input, ...(extra ? { extra } : {}) });
+    return store.importArtifact(author && r.input.author === undefined ? { ...r.input, author } : r.input);
   };
 
   store.transaction(() => {

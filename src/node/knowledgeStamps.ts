@@ -7,11 +7,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Artifact } from '../core/model';
 
-/** The workspace-relative files the imported artifacts came from (`extra.linked.file`). */
+/** The workspace-relative files the imported artifacts came from (`linked.file`). */
 export function linkedFiles(artifacts: readonly Artifact[]): Set<string> {
   const files = new Set<string>();
   for (const artifact of artifacts) {
-    const file = (artifact.extra.linked as { file?: unknown } | undefined)?.file;
+    const file = artifact.linked?.file;
     if (typeof file === 'string' && file !== '') files.add(file);
   }
   return files;

@@ -24,7 +24,7 @@ async function seeded(): Promise<LedgerStore> {
   const store = await memoryStore();
   store.createArtifact({
     id: 'd1', type: 'decision', title: 'Use sql.js', body: 'No native build.', tags: ['db'], conditions: { labels: ['storage'] },
-    extra: { author: 'ana@example.com' },
+    author: 'ana@example.com',
   });
   store.setPinned('d1', true);
   return store;
@@ -40,7 +40,7 @@ describe('one path to a new version', () => {
     assert.equal(person.artifact.createdAt, person.previous.createdAt);
     assert.deepEqual(person.artifact.conditions, { labels: ['storage'], keywords: ['wasm'], paths: [] });
     // Who wrote a teammate's version is not who wrote the next.
-    assert.equal(person.artifact.extra.author, undefined);
+    assert.equal(person.artifact.author, undefined);
     assert.equal(person.artifact.source, 'user');
 
     const reply = await propose(store, 'propose_version', { id: 'd1', body: 'No native build step on any platform.', reason: 'clearer' });
@@ -51,8 +51,8 @@ describe('one path to a new version', () => {
     assert.deepEqual(agent.conditions, person.artifact.conditions);
     assert.equal(agent.source, 'agent:claude-code');
     assert.equal(reviewState(agent), 'unreviewed');
-    assert.equal(agent.extra.previousVersion, person.artifact.id);
-    assert.equal(agent.extra.changeNote, 'clearer');
+    assert.equal(agent.previousVersion, person.artifact.id);
+    assert.equal(agent.changeNote, 'clearer');
   });
 
   test('a change that alters nothing adds no version, for a person and for an agent', async () => {
@@ -73,7 +73,7 @@ describe('one path to a new version', () => {
     assert.equal(approved.body, proposed.body);
     assert.equal(approved.source, proposed.source);
     assert.equal(reviewState(approved), 'approved');
-    assert.equal(approved.extra.reviewedBy, 'ana');
+    assert.equal(approved.reviewedBy, 'ana');
     // The same verdict again writes nothing.
     assert.equal(applyReview(store, 'd1', 'approved').id, approved.id);
     await propose(store, 'propose_version', { id: 'd1', body: 'Wrong.' });
@@ -111,7 +111,7 @@ describe('one path to a new version', () => {
     }
     assert.equal(byPerson.by.scope, 'global');
     assert.equal(reviewState(byAgent), 'unreviewed');
-    assert.equal(byAgent.extra.supersedesId, 'd1');
+    assert.equal(byAgent.supersedesId, 'd1');
     assert.throws(() => supersedeChain(store, 'd1', { by: 'd1' }), /own chain/);
   });
 });

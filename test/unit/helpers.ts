@@ -49,6 +49,10 @@ export interface ArtifactJson {
   tags: string[];
   source: string;
   createdAt: string;
+  // What the ledger records about an artifact (src/core/artifactSchema.ts), each only when set.
+  adrStatus?: string;
+  author?: string;
+  review?: string;
   extra: Record<string, unknown>;
 }
 

@@ -102,7 +102,7 @@ export function admit(doc: DocInfo, ctx: AdmitContext, invalidGlobs: Array<{ id:
   // The reviewed version a held proposal would replace stays in until a person approves.
   const standingIn = doc.standIn === true && ctx.options.unreviewed === 'hold';
   if (a.status === 'superseded' && !standingIn) {
-    const by = ctx.supersededBy.get(a.chainId) ?? (typeof a.extra.supersededBy === 'string' ? a.extra.supersededBy : undefined);
+    const by = ctx.supersededBy.get(a.chainId) ?? a.supersededBy;
     return out('superseded', by ? `superseded by ${by}` : undefined);
   }
   if (a.status === 'archived') return out('archived', undefined);

@@ -24,7 +24,7 @@ import {
 import type { Token, Tokens } from './markdown';
 import { contentOf, hasContent, headingText, isHeading, lexMarkdown, splitAtHeadings } from './markdown';
 
-/** Front matter keys the ADR importer maps to artifact fields (the rest go to `extra.frontMatter`). */
+/** Front matter keys the ADR importer maps to artifact fields (the rest go to the recorded `frontMatter`). */
 const KNOWN_KEYS = new Set([
   'title',
   'status',
@@ -203,11 +203,9 @@ function parseAdr(file: SourceFile, ids: IdAllocator, skipped: Skipped[]): Parse
     source: importSource('adr', normalizePath(file.path)),
     ...(created ? { createdAt: created } : {}),
     ...(updated ? { updatedAt: updated } : {}),
-    extra: {
-      ...(number !== null ? { adrNumber: number } : {}),
-      ...(statusWord !== null ? { adrStatus: statusWord } : {}),
-      ...(Object.keys(extraFront).length > 0 ? { frontMatter: extraFront } : {}),
-    },
+    ...(number !== null ? { adrNumber: number } : {}),
+    ...(statusWord !== null ? { adrStatus: statusWord } : {}),
+    ...(Object.keys(extraFront).length > 0 ? { frontMatter: extraFront } : {}),
   };
   return { path: normalizePath(file.path), artifact, number, statusWord, supersededBy, supersedes };
 }

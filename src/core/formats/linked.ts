@@ -1,6 +1,6 @@
 /**
  * Linked sources: an imported artifact remembers the file and section it came from and
- * what that section said (`extra.linked`), so a re-import or refresh compares against the
+ * what that section said (the recorded `linked` field, src/core/artifactSchema.ts), so a re-import or refresh compares against the
  * source, never against the ledger's latest version.
  *
  * The rules, in one place:
@@ -15,26 +15,12 @@
  * - A section (or file) gone from the source → its artifact is archived, unless a person
  *   edited it (then it is detached and kept).
  */
+import { recordedOf, type SourceLink } from '../artifactSchema';
 import type { Artifact, ArtifactInput } from '../model';
 import type { LedgerStore } from '../store';
 import { parseImportSource, shortHash } from './common';
 
-/** What `extra.linked` holds on an imported artifact. */
-export interface SourceLink {
-  /** Workspace-relative file the artifact was read from. */
-  file: string;
-  /** The section of that file (its title), or null for a whole file. */
-  section: string | null;
-  /** Hash of what the source said: content, status and pin as parsed. */
-  hash: string;
-  /** Hash of the content as the import wrote it: a different latest version means a person edited it. */
-  wrote: string;
-  /** Status and pin as the source said them, to tell a source change from a ledger change. */
-  status: string;
-  pinned: boolean;
-  /** Set when the artifact was detached from its file; imports leave it alone. */
-  detached?: { at: string; reason: string };
-}
+export type { SourceLink };
 
 export type LinkedOutcome = 'added' | 'updated' | 'unchanged' | 'detached' | 'removed';
 
@@ -61,8 +47,7 @@ export function fileOfSource(source: string): string | null {
 }
 
 export function linkOf(artifact: Artifact): SourceLink | null {
-  const link = artifact.extra.linked as SourceLink | undefined;
-  return link && typeof link === 'object' && typeof link.hash === 'string' && typeof link.wrote === 'string' ? link : null;
+  return artifact.linked ?? null;
 }
 
 function linkFor(store: LedgerStore, input: ArtifactInput): SourceLink {
@@ -78,8 +63,9 @@ function linkFor(store: LedgerStore, input: ArtifactInput): SourceLink {
   };
 }
 
-function withLink(input: ArtifactInput, link: SourceLink, extra: Record<string, unknown> = {}): ArtifactInput {
-  return { ...input, extra: { ...extra, ...(input.extra ?? {}), linked: link } };
+/** `input` linked to its source, keeping what `latest` (the ledger's version) records and keeps beside it. */
+function withLink(input: ArtifactInput, link: SourceLink, latest?: Artifact): ArtifactInput {
+  return { ...(latest ? recordedOf(latest) : {}), ...input, extra: { ...(latest?.extra ?? {}), ...(input.extra ?? {}) }, linked: link };
 }
 
 /** The artifact of `id` as the ledger has it now (its chain's latest version), if any. */
@@ -131,13 +117,13 @@ export function applyLinked(
         const sameAsSource = !edited;
         const sourceInHistory = sameAsSource || store.history(latest.id).some((v) => contentHashOf(v) === link.wrote);
         if (sourceInHistory) {
-          store.setExtra(latest.id, { ...latest.extra, linked: link });
+          store.setRecorded(latest.id, { linked: link });
           change('unchanged', sameAsSource ? 'source unchanged' : 'source unchanged; the ledger keeps its edit');
           continue;
         }
       } else if (edited) {
         const reason = `edited in the ledger while ${link.file} changed: the ledger's version is kept`;
-        store.setExtra(latest.id, { ...latest.extra, linked: { ...before, detached: { at: now(), reason } } });
+        store.setRecorded(latest.id, { linked: { ...before, detached: { at: now(), reason } } });
         change('detached', reason);
         continue;
       }
@@ -147,10 +133,10 @@ export function applyLinked(
       const merged = withLink(
         { ...input, status: status as ArtifactInput['status'], pinned, supersedes: input.supersedes ?? latest.supersedes },
         link,
-        latest.extra,
+        latest,
       );
       const { outcome, artifact } = store.importArtifact(merged);
-      if (outcome === 'unchanged' || artifact.id === latest.id) store.setExtra(artifact.id, merged.extra!);
+      if (outcome === 'unchanged' || artifact.id === latest.id) store.setRecorded(artifact.id, { ...recordedOf(merged), extra: merged.extra ?? {} });
       const what = !before ? 'differs from the ledger (linked from now on)' : contentHashOf(latest) === link.wrote ? 'status or pin changed' : 'changed';
       change('updated', `${what} in ${link.file}`, artifact.id);
     }
@@ -162,7 +148,7 @@ export function applyLinked(
       const entry = { id: artifact.id, title: artifact.title, file: link.file };
       if (contentHashOf(artifact) !== link.wrote) {
         const reason = `gone from ${link.file} but edited in the ledger: kept, detached`;
-        store.setExtra(artifact.id, { ...artifact.extra, linked: { ...link, detached: { at: now(), reason } } });
+        store.setRecorded(artifact.id, { linked: { ...link, detached: { at: now(), reason } } });
         changes.push({ ...entry, outcome: 'detached', reason });
       } else {
         store.archive(artifact.id);

@@ -18,8 +18,9 @@
  * the YAML parser.
  */
 import { parse as parseYaml } from 'yaml';
+import { ARTIFACT_FIELD_NAMES, FieldError, joinExtra, keep, readArtifactField, splitExtra } from '../artifactSchema';
 import type { Artifact, ArtifactInput, Conditions } from '../model';
-import { ARTIFACT_TYPES, UserError, isArtifactType, isScope, isStatus } from '../model';
+import { ARTIFACT_TYPES, UserError, isArtifactType } from '../model';
 import { shortHash, slugify } from './common';
 
 /** An artifact as the mirror needs it (the content hash is recomputed by the store). */
@@ -31,26 +32,8 @@ export interface MirrorFile {
   content: string;
 }
 
-/** Front matter keys, in the order they are written. */
-const FIELD_ORDER = [
-  'id',
-  'chainId',
-  'version',
-  'type',
-  'title',
-  'scope',
-  'taskId',
-  'paths',
-  'tags',
-  'conditions',
-  'status',
-  'supersedes',
-  'pinned',
-  'source',
-  'createdAt',
-  'updatedAt',
-  'summary',
-] as const;
+/** Front matter keys, in the order they are written: every artifact field but the body (the file's body) and the hash (the store's). */
+const FIELD_ORDER = ARTIFACT_FIELD_NAMES.filter((key) => key !== 'body' && key !== 'contentHash');
 const KNOWN = new Set<string>([...FIELD_ORDER, 'extra']);
 
 const SLUG_MAX = 60;
@@ -81,7 +64,8 @@ export function renderMirrorFile(artifact: MirrorArtifact, slug?: string): Mirro
     const value = (artifact as unknown as Record<string, unknown>)[key];
     front[key] = key === 'conditions' ? normalizeConditions(value as Partial<Conditions> | undefined) : value ?? null;
   }
-  if (artifact.extra && Object.keys(artifact.extra).length > 0) front.extra = artifact.extra;
+  const extra = joinExtra(artifact);
+  if (Object.keys(extra).length > 0) front.extra = extra;
   let yaml = '';
   for (const [key, value] of Object.entries(front)) yaml += `${key}: ${flow(value)}\n`;
   const name = slug ?? mirrorSlug(artifact.title, artifact.chainId);
@@ -157,7 +141,8 @@ function normalizeConditions(value: Partial<Conditions> | undefined): Conditions
 
 /**
  * Reads a mirror file back. Fields absent from the front matter are left out of the
- * result (so the store's defaults apply); unknown keys land in `extra`. A file the
+ * result (so the store's defaults apply); the recorded fields come out typed
+ * (src/core/artifactSchema.ts) and unknown keys land in `extra`, in their order. A file the
  * mirror could not have written (no front matter, bad field values) is a UserError
  * naming the file and the field.
  */
@@ -195,71 +180,35 @@ export function parseMirrorFile(path: string, content: string): ArtifactInput {
   if (typeof front.title !== 'string') return fail('"title" is missing or not a string');
   input.title = front.title;
 
-  const optionalString = (key: 'id' | 'chainId' | 'source' | 'createdAt' | 'updatedAt'): void => {
-    const value = front[key];
-    if (value === undefined || value === null) return;
-    if (typeof value !== 'string') fail(`"${key}" must be a string`);
-    input[key] = value as string;
-  };
-  const nullableString = (key: 'taskId' | 'supersedes' | 'summary'): void => {
-    const value = front[key];
-    if (value === undefined) return;
-    if (value !== null && typeof value !== 'string') fail(`"${key}" must be a string or null`);
-    input[key] = value as string | null;
-  };
-  optionalString('id');
-  optionalString('chainId');
-  optionalString('source');
-  optionalString('createdAt');
-  optionalString('updatedAt');
-  nullableString('taskId');
-  nullableString('supersedes');
-  nullableString('summary');
-
-  if (front.version !== undefined && front.version !== null) {
-    if (typeof front.version !== 'number' || !Number.isInteger(front.version) || front.version < 1) {
-      return fail('"version" must be a whole number >= 1');
+  const fields = input as Record<string, unknown>;
+  try {
+    for (const key of FIELD_ORDER) {
+      if (key === 'type' || key === 'title') continue;
+      const value = front[key];
+      // Absent or null: the store's default (a nullable field's default is null).
+      if (value === undefined || value === null) continue;
+      fields[key] = readArtifactField(key, value);
     }
-    input.version = front.version;
+  } catch (error) {
+    if (error instanceof FieldError) return fail(error.message);
+    throw error;
   }
-  if (front.scope !== undefined && front.scope !== null) {
-    if (!isScope(front.scope)) return fail('"scope" must be global, task or path');
-    input.scope = front.scope;
-  }
-  if (front.status !== undefined && front.status !== null) {
-    if (!isStatus(front.status)) return fail('"status" must be active, superseded or archived');
-    input.status = front.status;
-  }
-  if (front.pinned !== undefined && front.pinned !== null) {
-    if (typeof front.pinned !== 'boolean') return fail('"pinned" must be true or false');
-    input.pinned = front.pinned;
-  }
-  if (front.paths !== undefined && front.paths !== null) input.paths = stringArray(front.paths, 'paths', fail);
-  if (front.tags !== undefined && front.tags !== null) input.tags = stringArray(front.tags, 'tags', fail);
-  if (front.conditions !== undefined && front.conditions !== null) {
-    const c = front.conditions;
-    if (typeof c !== 'object' || Array.isArray(c)) return fail('"conditions" must be a mapping of labels, keywords, paths');
-    const record = c as Record<string, unknown>;
-    const conditions: Partial<Conditions> = {};
-    for (const key of ['labels', 'keywords', 'paths'] as const) {
-      if (record[key] !== undefined && record[key] !== null) conditions[key] = stringArray(record[key], `conditions.${key}`, fail);
-    }
-    input.conditions = conditions;
-  }
+  for (const key of ['taskId', 'supersedes', 'summary'] as const) if (front[key] === null) input[key] = null;
 
-  const extra: Record<string, unknown> = {};
-  if (front.extra !== undefined && front.extra !== null) {
-    if (typeof front.extra !== 'object' || Array.isArray(front.extra)) return fail('"extra" must be a mapping');
-    Object.assign(extra, front.extra);
+  if (front.extra !== undefined && front.extra !== null && (typeof front.extra !== 'object' || Array.isArray(front.extra))) return fail('"extra" must be a mapping');
+  const inExtra = (front.extra ?? {}) as Record<string, unknown>;
+  const wire: Record<string, unknown> = { ...inExtra };
+  for (const [key, value] of Object.entries(front)) if (!KNOWN.has(key)) keep(wire, key, value);
+  try {
+    const kept = splitExtra(wire, { strict: true });
+    Object.assign(input, kept);
+    if (Object.keys(kept.extra).length === 0 && !kept.extraOrder) delete input.extra;
+  } catch (error) {
+    if (!(error instanceof FieldError)) throw error;
+    const key = error.field;
+    return fail(error.message.replace(`"${key}"`, `"${key in inExtra ? `extra.${key}` : key}"`) + ' Fix the value or remove the key; nothing was read from the file.');
   }
-  for (const [key, value] of Object.entries(front)) if (!KNOWN.has(key)) extra[key] = value;
-  if (Object.keys(extra).length > 0) input.extra = extra;
   return input as ArtifactInput;
-}
-
-function stringArray(value: unknown, key: string, fail: (message: string) => never): string[] {
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return fail(`"${key}" must be a list of strings`);
-  return value as string[];
 }
 
 /** The two sides of a file git left with conflict markers: what this clone had, and what came in. */

@@ -32,7 +32,7 @@ export type ExportableArtifact = Pick<
   Artifact,
   'id' | 'chainId' | 'version' | 'type' | 'scope' | 'paths' | 'title' | 'body' | 'status' | 'pinned' | 'updatedAt'
 > &
-  Partial<Pick<Artifact, 'tags' | 'extra'>>;
+  Partial<Pick<Artifact, 'tags' | 'adrNumber'>>;
 
 /** An artifact an export leaves out, and why (a duplicate, a rule attached only on request). */
 export interface LeftOut {
@@ -184,7 +184,7 @@ function keepOrder(priority: Readonly<Record<ArtifactType, number>>) {
 /** The title an item is written under: an ADR keeps its number ("ADR-0007: …"), as people name it. */
 function itemTitle(artifact: ExportableArtifact): string {
   const title = oneLine(artifact.title).replace(/^#+\s*/, '') || artifact.id;
-  const number = artifact.extra?.adrNumber;
+  const number = artifact.adrNumber;
   if (artifact.type === 'adr' && typeof number === 'number' && !/^\[?ADR[-_ ]?#?\d/i.test(title)) return `ADR-${String(number).padStart(4, '0')}: ${title}`;
   return title;
 }

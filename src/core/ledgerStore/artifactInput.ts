@@ -10,6 +10,16 @@ import {
   isStatus,
 } from '../model';
 import { contentHash } from '../tokens';
+import { joinExtra, recordedOf, splitExtra } from '../artifactSchema';
+
+/**
+ * The recorded fields and kept keys of a new artifact: a known key a caller left in `extra`
+ * (code written before the fields were typed) becomes its typed field, so `extra` never holds one.
+ */
+function keptAndRecorded(input: ArtifactInput): Pick<Artifact, 'extra' | 'extraOrder'> & ReturnType<typeof recordedOf> {
+  const split = splitExtra(joinExtra({ ...recordedOf(input), extra: input.extra ?? {}, ...(input.extraOrder ? { extraOrder: input.extraOrder } : {}) }), { strict: false });
+  return split;
+}
 
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -120,6 +130,6 @@ export function normalizeArtifactInput(input: ArtifactInput, now: () => string, 
     createdAt,
     updatedAt: isoOrThrow(input.updatedAt, 'updatedAt', createdAt),
     contentHash: contentHash(input.body),
-    extra: input.extra ?? {},
+    ...keptAndRecorded(input),
   };
 }

@@ -16,6 +16,7 @@ import {
   oneLine,
   titleOfReference,
 } from '../model';
+import { joinExtra, type RecordedFields, splitExtra, withoutRecorded } from '../artifactSchema';
 import { CONTENT_FIELDS, normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
 import { type Connection, parseJson } from './connection';
 
@@ -82,7 +83,7 @@ export class Artifacts {
       createdAt: String(row[16]),
       updatedAt: String(row[17]),
       contentHash: String(row[18]),
-      extra: parseJson<Record<string, unknown>>(row[19], {}),
+      ...splitExtra(parseJson<Record<string, unknown>>(row[19], {}), { strict: false }),
     };
   }
 
@@ -129,7 +130,7 @@ export class Artifacts {
       [
         a.id, a.chainId, a.version, a.type, a.scope, a.taskId, JSON.stringify(a.paths), a.title, a.body, a.summary,
         JSON.stringify(a.tags), JSON.stringify(a.conditions), a.status, a.supersedes, a.pinned ? 1 : 0, a.source,
-        a.createdAt, a.updatedAt, a.contentHash, JSON.stringify(a.extra),
+        a.createdAt, a.updatedAt, a.contentHash, JSON.stringify(joinExtra(a)),
       ],
     );
     // The newest version of a chain is the one with the highest number, whatever order rows arrive in.
@@ -213,11 +214,10 @@ export class Artifacts {
     const current = this.require(ref);
     const latest = this.latestOfChain(current.chainId)!;
     const merged = this.normalizeInput({
-      ...latest,
+      ...withoutRecorded(latest, 'author'),
       ...patch,
       conditions: patch.conditions ? { ...latest.conditions, ...patch.conditions } : latest.conditions,
-      // The author of a version pulled from a teammate's mirror (mirrorSync) is not the author of the next one.
-      extra: withoutKey(latest.extra, 'author'),
+      // The author of a version pulled from a teammate's file is not the author of the next one (withoutRecorded above).
       id: options.id ?? this.versionId(latest.chainId, latest.version + 1),
       chainId: latest.chainId,
       version: latest.version + 1,
@@ -292,12 +292,13 @@ export class Artifacts {
     });
   }
 
-  /** Replaces the `extra` of the chain's latest version in place (not a new version). */
-  setExtra(ref: string, extra: Record<string, unknown>): Artifact {
+  /** Sets recorded fields (and kept keys, when `fields.extra` is given) on the chain's latest version in place (not a new version). */
+  setRecorded(ref: string, fields: RecordedFields & { extra?: Record<string, unknown> }): Artifact {
     const artifact = this.require(ref);
+    const latest = this.latestOfChain(artifact.chainId)!;
     return this.conn.transaction(() => {
       this.changed.add(artifact.chainId);
-      this.conn.exec('UPDATE artifact SET extra = ? WHERE chain_id = ? AND is_latest = 1', [JSON.stringify(extra), artifact.chainId]);
+      this.conn.exec('UPDATE artifact SET extra = ? WHERE chain_id = ? AND is_latest = 1', [JSON.stringify(joinExtra({ ...latest, ...fields })), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
   }
@@ -442,8 +443,3 @@ export class Artifacts {
   }
 }
 
-function withoutKey(record: Record<string, unknown>, key: string): Record<string, unknown> {
-  if (!(key in record)) return record;
-  const { [key]: _dropped, ...rest } = record;
-  return rest;
-}

@@ -1,7 +1,7 @@
 /** The agent tools' common ground: what a surface supplies, the limits, the schema pieces and `defineTool`. */
 import { z } from 'zod';
 import { type PartialOptions, redactOutgoing, type RedactionPolicy } from '../assemble';
-import { ARTIFACT_TYPES, type Artifact, type ArtifactType, type TokenizerName, UserError, URN_PREFIX } from '../model';
+import { ARTIFACT_TYPES, type Artifact, type ArtifactInput, type ArtifactType, SCOPES, type TokenizerName, UserError, URN_PREFIX } from '../model';
 import { type AgentChannel } from '../review';
 import { type LedgerStore } from '../store';
 import type { LiveSourcesRequest } from '../sources/report';
@@ -133,7 +133,7 @@ export const typeSchema = z.enum(AGENT_ARTIFACT_TYPES, {
       : `${issue.input === undefined ? 'is required' : `${describeValue(issue.input)} is not a type`}. Use one of: ${AGENT_ARTIFACT_TYPES.join(', ')}.`,
 });
 
-export const scopeSchema = z.enum(['global', 'task', 'path'], {
+export const scopeSchema = z.enum(SCOPES, {
   error: (issue) => `${describeValue(issue.input)} is not a scope. Use global (applies everywhere), path (applies to the files in "paths") or task (the active task only).`,
 });
 
@@ -157,7 +157,8 @@ export const artifactFields = {
   tags: stringList('short keywords', MAX_TAGS, MAX_TAG_CHARS).optional().describe('A few keywords, e.g. ["uploads", "retries"].'),
   summary: text('a one-paragraph summary', MAX_SUMMARY_CHARS).optional().describe('Optional short form, used when the budget only allows a preview.'),
   agent: agentSchema.describe('Your name (e.g. claude-code, copilot); recorded as the source.'),
-};
+  // Artifact fields by the artifact schema's names (src/core/artifactSchema.ts); `agent` becomes `source` and `proposedBy`.
+} satisfies Partial<Record<keyof ArtifactInput, z.ZodType>> & { agent: z.ZodType };
 
 // ------------------------------------------------------------------ validation and errors
 

@@ -66,7 +66,7 @@ export class ReviewTreeProvider extends DisposableBase implements vscode.TreeDat
     const a = node.artifact;
     const item = new vscode.TreeItem(a.title, vscode.TreeItemCollapsibleState.None);
     item.id = `review:${node.folder.uri.toString()}:${a.id}`;
-    const via = typeof a.extra.proposedVia === 'string' ? ` via ${a.extra.proposedVia}` : '';
+    const via = a.proposedVia !== undefined ? ` via ${a.proposedVia}` : '';
     item.description = `${a.type} · ${a.source}${via}`;
     item.iconPath = new vscode.ThemeIcon('report', new vscode.ThemeColor('charts.orange'));
     const md = new vscode.MarkdownString(undefined, true);

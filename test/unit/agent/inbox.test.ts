@@ -37,8 +37,8 @@ describe('agent inbox', () => {
     const [a] = store.latestArtifacts();
     assert.equal(a?.title, 'Webhooks retry five times');
     assert.equal(a?.scope, 'path');
-    assert.equal(a?.extra.review, 'unreviewed');
-    assert.equal(a?.extra.proposedVia, 'inbox');
+    assert.equal(a?.review, 'unreviewed');
+    assert.equal(a?.proposedVia, 'inbox');
     assert.equal(a?.source, 'agent', 'an agent cannot claim to be a person');
     assert.equal(a?.pinned, false, 'an agent cannot pin its own knowledge');
     assert.deepEqual(outcome?.status === 'ingested' && outcome.ignoredFields, ['id', 'pinned', 'source']);

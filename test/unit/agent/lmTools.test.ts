@@ -98,8 +98,8 @@ describe('language-model tools: what the model reads', () => {
     assert.match(created, /marked unreviewed/);
     const [artifact] = store.latestArtifacts();
     assert.equal(artifact?.source, 'agent');
-    assert.equal(artifact?.extra.review, 'unreviewed');
-    assert.equal(artifact?.extra.proposedVia, 'lm-tool');
+    assert.equal(artifact?.review, 'unreviewed');
+    assert.equal(artifact?.proposedVia, 'lm-tool');
     assert.deepEqual(artifact?.paths, ['src/sync/**'], 'the absolute path was made workspace-relative');
 
     const built = await runForModel(tool('build_context'), env(store), { task: 'Fix the timestamp sync between Zürich and 東京', paths: ['src/sync/clock.ts'] });

@@ -116,10 +116,10 @@ describe('context-ledger mcp', () => {
     assert.equal(found.isError, false, found.text);
     assert.ok(found.text.includes(createdId), found.text);
 
-    const shown = jsonOf<{ source: string; extra: Record<string, unknown> }>(cli(['show', createdId, '--db', db, '--format', 'json']));
+    const shown = jsonOf<{ source: string; review?: string; proposedVia?: string }>(cli(['show', createdId, '--db', db, '--format', 'json']));
     assert.equal(shown.source, 'agent:test-agent');
-    assert.equal(shown.extra.review, 'unreviewed');
-    assert.equal(shown.extra.proposedVia, 'mcp');
+    assert.equal(shown.review, 'unreviewed');
+    assert.equal(shown.proposedVia, 'mcp');
   });
 
   test('inbox lists it and review approve clears it', () => {
@@ -133,10 +133,10 @@ describe('context-ledger mcp', () => {
     assert.equal(approved.code, 0, approved.stderr);
     assert.match(approved.stdout, /Approved/);
     assert.deepEqual(jsonOf<InboxRow[]>(cli(['inbox', '--db', db, '--format', 'json'])), []);
-    const latest = jsonOf<{ extra: Record<string, unknown>; version: number }>(cli(['show', createdId, '--db', db, '--format', 'json']));
+    const latest = jsonOf<{ review?: string; version: number }>(cli(['show', createdId, '--db', db, '--format', 'json']));
     // `show` of the first version id; the chain's history holds the approval.
-    const history = jsonOf<{ extra: Record<string, unknown> }[]>(cli(['history', createdId, '--db', db, '--format', 'json']));
-    assert.equal(history.at(-1)!.extra.review, 'approved');
+    const history = jsonOf<{ review?: string }[]>(cli(['history', createdId, '--db', db, '--format', 'json']));
+    assert.equal(history.at(-1)!.review, 'approved');
     assert.equal(latest.version, 1);
 
     const again = cli(['review', 'approve', createdId, '--db', db]);

@@ -122,14 +122,14 @@ describe('ADR import', () => {
     const adr = byId.get('adr-0007')!;
     assert.equal(adr.summary, 'Rewrite in Rust for speed.');
     assert.deepEqual(adr.tags, ['rust', 'performance']);
-    assert.deepEqual(adr.extra, { adrNumber: 7, adrStatus: 'accepted', frontMatter: { type: 'adr', author: 'Claude' } });
+    assert.deepEqual([adr.adrNumber, adr.adrStatus, adr.frontMatter, adr.extra], [7, 'accepted', { type: 'adr', author: 'Claude' }, undefined]);
     assert.ok(adr.body.startsWith('## Status\n\nAccepted'));
     assert.equal(adr.source, 'import:adr:docs/adrs/adr_0007.md');
   });
 
   it('does not take a # line inside a code fence for the title', () => {
     assert.match(byId.get('adr-0002')!.body, /# Cargo\.toml/);
-    assert.equal(byId.get('adr-0001')!.extra!.adrStatus, 'accepted');
+    assert.equal(byId.get('adr-0001')!.adrStatus, 'accepted');
   });
 });
 
@@ -141,7 +141,7 @@ describe('ADR statuses and links', () => {
       { path: 'adr/0003-c.md', content: '# C\n\n## Status\n\nProposed\n' },
     ]);
     assert.deepEqual(
-      result.artifacts.map((a) => [a.status, a.extra!.adrStatus]),
+      result.artifacts.map((a) => [a.status, a.adrStatus]),
       [
         ['archived', 'deprecated'],
         ['archived', 'rejected'],

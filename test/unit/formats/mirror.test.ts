@@ -68,7 +68,9 @@ describe('mirror round trip', () => {
         taskId: 'task-1',
         supersedes: null,
         scope: 'task',
-        extra: { adrNumber: 7, nested: { list: [1, 'two', null] }, '--': 'odd key' },
+        adrNumber: 7,
+        review: 'approved',
+        extra: { nested: { list: [1, 'two', null] }, '--': 'odd key' },
       });
       const file = renderMirrorFile(a);
       assert.deepEqual(parseMirrorFile(file.path, file.content), fieldsOf(a), JSON.stringify(title));

@@ -149,7 +149,7 @@ describe('what an export leaves out', () => {
         art({ id: 'global', title: 'Retries', body }),
         // The same text re-wrapped and re-cased, path-scoped: the global one already says it everywhere.
         art({ id: 'again', scope: 'path', paths: ['src/**'], title: 'Retries (again)', body: body.toUpperCase().replace(/ with /, '\nwith ') }),
-        art({ id: 'adr', type: 'adr', title: 'Use queues', body: 'We use queues.', extra: { adrNumber: 7 } }),
+        art({ id: 'adr', type: 'adr', title: 'Use queues', body: 'We use queues.', adrNumber: 7 }),
       ],
       { count, budget: 1000 },
     );

@@ -186,7 +186,7 @@ describe('each tool\'s own semantics, on real files', () => {
     assert.equal(adr7.title, 'ADR-0007: Spec first rest api v2');
     assert.equal(adr7.createdAt.slice(0, 10), '2025-06-11');
     assert.doesNotMatch(adr7.body, /\| Status/);
-    assert.equal(artifact(dir, 'adr-0008').extra.adrStatus, 'proposed');
+    assert.equal(artifact(dir, 'adr-0008').adrStatus, 'proposed');
   });
 
   it('Cline: workflows and hooks are not rules', () => {

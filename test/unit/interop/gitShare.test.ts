@@ -85,7 +85,7 @@ describe('two clones share the ledger through git', () => {
     assert.doesNotMatch(second.stdout, /ssh and pray/, 'the superseded note is out');
     const history = jsonOf<ArtifactJson[]>(ok(b.run(['history', sqlite.id, '--format', 'json'])));
     assert.deepEqual(history.map((v) => [v.version, v.body]), [[1, 'One file.'], [2, 'One file, no server.']]);
-    assert.equal(history[1]!.extra.author, 'Alice <alice@example.com>', 'a pulled version carries its git author');
+    assert.equal(history[1]!.author, 'Alice <alice@example.com>', 'a pulled version carries its git author');
     assert.equal(git(b.dir, ['status', '--porcelain']), '', 'a pull followed by build leaves the clone clean');
 
     // Both edit the same artifact; A pushes first, B commits and pulls: git stops on the mirror file.
