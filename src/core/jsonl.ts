@@ -2,7 +2,7 @@
  * The JSONL interchange format (DESIGN.md section 3): one artifact per line, camelCase
  * fields, unknown fields kept for the round-trip.
  */
-import { ARTIFACT_FIELD_NAMES, FieldError, joinExtra, keep, readArtifactField, splitExtra } from './artifactSchema';
+import { ARTIFACT_FIELD_NAMES, type ARTIFACT_FIELDS, FieldError, joinExtra, keep, readArtifactField, splitExtra } from './artifactSchema';
 import { type Artifact, type ArtifactInput, UserError } from './model';
 import type { LedgerStore } from './store';
 
@@ -165,7 +165,8 @@ export function parseJsonl(text: string, validate?: (input: ArtifactInput) => vo
 
 /** One artifact as an interchange object: every modelled field, then the recorded and the kept ones (in the order they came). */
 export function artifactToJson(artifact: Artifact): Record<string, unknown> {
-  return {
+  // Every artifact field but the hash, in the order exports have always had (checked against the schema below).
+  const fields = {
     id: artifact.id,
     type: artifact.type,
     scope: artifact.scope,
@@ -184,6 +185,9 @@ export function artifactToJson(artifact: Artifact): Record<string, unknown> {
     supersedes: artifact.supersedes,
     pinned: artifact.pinned,
     conditions: artifact.conditions,
+  } satisfies Record<Exclude<keyof typeof ARTIFACT_FIELDS, 'contentHash'>, unknown>;
+  return {
+    ...fields,
     ...Object.fromEntries(Object.entries(joinExtra(artifact)).filter(([key]) => !KNOWN_FIELDS.has(key))),
   };
 }
