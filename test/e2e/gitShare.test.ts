@@ -148,8 +148,8 @@ test('A adds, edits and supersedes and pushes; B pulls: the tree shows it with n
   assert.match(build.stdout, /clé de déduplication/);
   const pulled = listed(b).find((x) => x.title === 'Webhooks are idempotent — clé de déduplication');
   assert.ok(pulled);
-  const history = JSON.parse(cli(b, 'show', pulled.id, '--format', 'json').stdout) as { extra?: { author?: string } };
-  assert.equal(history.extra?.author, 'Alice <alice@example.com>', 'a pulled version carries its git author');
+  const history = JSON.parse(cli(b, 'show', pulled.id, '--format', 'json').stdout) as { author?: string };
+  assert.equal(history.author, 'Alice <alice@example.com>', 'a pulled version carries its git author');
   assert.deepEqual(status(b), [], 'the pull left git clean');
 });
 
