@@ -259,7 +259,10 @@ export function splitExtra(wire: Record<string, unknown>, options: { strict: boo
   const out: RecordedFields & Kept = { extra: {} };
   const fields = out as unknown as Record<string, unknown>;
   const order: string[] = [];
-  for (const [key, value] of Object.entries(wire)) {
+  // Read at every index load, for every artifact (most have nothing here): a plain loop, no copies.
+  for (const key in wire) {
+    if (!Object.prototype.hasOwnProperty.call(wire, key)) continue;
+    const value = wire[key];
     if (value === undefined) continue;
     order.push(key);
     if (!isRecordedField(key)) {
@@ -272,14 +275,17 @@ export function splitExtra(wire: Record<string, unknown>, options: { strict: boo
     else if (options.strict) throw new FieldError(`${options.prefix ?? ''}${key}`, field.expect, value);
     else keep(out.extra, key, value);
   }
-  const canonical = canonicalOrder(out);
-  if (order.some((key, i) => canonical[i] !== key)) out.extraOrder = order;
+  if (order.length > 1) {
+    const canonical = canonicalOrder(out);
+    if (order.some((key, i) => canonical[i] !== key)) out.extraOrder = order;
+  }
   return out;
 }
 
 /** Sets `key` as an own key, even `__proto__` (a file's key, not the object's prototype). */
 export function keep(record: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
 }
 
 /** The keys `joinExtra` writes when no order was kept: the team's own first (as imports put them), then the recorded ones. */
@@ -292,6 +298,7 @@ function canonicalOrder(artifact: RecordedFields & Partial<Kept>): string[] {
 /** The recorded fields and the kept keys as one `extra` map, in the file's order when one was kept: what files, lines and the index hold. */
 export function joinExtra(artifact: RecordedFields & Partial<Kept>): Record<string, unknown> {
   const fields = artifact as unknown as Record<string, unknown>;
+  if (artifact.extraOrder === undefined && RECORDED_FIELD_NAMES.every((key) => fields[key] === undefined)) return artifact.extra ?? {};
   const extra = artifact.extra ?? {};
   const valueOf = (key: string): unknown =>
     isRecordedField(key) && fields[key] !== undefined ? fields[key] : Object.prototype.hasOwnProperty.call(extra, key) ? extra[key] : undefined;

@@ -127,7 +127,7 @@ function readJsonLines(text: string): Record<string, unknown> | null {
     const match = /^([A-Za-z_][\w-]*): (.+)$/.exec(line);
     if (!match || Object.prototype.hasOwnProperty.call(data, match[1]!)) return null;
     try {
-      data[match[1]!] = JSON.parse(match[2]!);
+      keep(data, match[1]!, JSON.parse(match[2]!));
     } catch {
       return null;
     }

@@ -112,6 +112,13 @@ describe('malformed recorded fields', () => {
     assert.match(back, /\nextra: \{"__proto__": \{"polluted": true\}, "author": "Ana Ö 日本", "proposedVia": "mcp"\}\n/);
   });
 
+  it('a front matter key __proto__ is a kept key, never where other keys are looked up', () => {
+    assert.throws(() => parseMirrorFile('note/t.md', '---\ntype: "note"\n__proto__: {"title": "evil"}\n---\n\nB\n'), /"title" is missing/);
+    const input = parseMirrorFile('note/t.md', '---\ntype: "note"\ntitle: "T"\n__proto__: {"review": "approved"}\n---\n\nB\n');
+    assert.equal(input.review, undefined);
+    assert.deepEqual(Object.keys(input.extra!), ['__proto__']);
+  });
+
   it('a JSONL line with a bad recorded field is reported by line; the good lines import', async () => {
     const store = await memoryStore();
     const text = [
