@@ -7,6 +7,7 @@ import { KnowledgeWatcher } from './knowledgeWatcher';
 import { BudgetStatusBar } from './budgetStatusBar';
 import { ConfigService } from './config';
 import { ContextService } from './contextService';
+import { startCpuProfileIfAsked, writeHeapSnapshotLaterIfAsked } from './devProfile';
 import { artifactCommands } from './commands/artifactCommands';
 import { registerCommandTables } from './commands/common';
 import { contextCommands } from './commands/contextCommands';
@@ -34,6 +35,7 @@ import { TerminalFailures } from './sources/terminalLogs';
  */
 export function activate(context: vscode.ExtensionContext): Services {
   const started = performance.now();
+  const profiled = startCpuProfileIfAsked();
   const own = <T extends vscode.Disposable>(d: T): T => {
     context.subscriptions.push(d);
     return d;
@@ -86,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): Services {
   knowledge.start();
   live.schedule(0);
   logMemoryAfterFirstBuild(live, logger);
+  profiled(logger);
   const ms = (from: number, to: number): string => (to - from).toFixed(1);
   const done = performance.now();
   // Where activation goes, for the start-up bench (test/bench/startup.mjs) and a slow start reported from a user's log.
@@ -107,21 +110,8 @@ function logMemoryAfterFirstBuild(live: LiveContext, logger: Logger): void {
     const mb = (bytes: number): string => (bytes / 1048576).toFixed(0);
     const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
     logger.info(`Memory after the first build: resident ${mb(rss)} MB, heap ${mb(heapUsed)} of ${mb(heapTotal)} MB, external ${mb(external)} MB (array buffers ${mb(arrayBuffers)} MB)`);
-    writeHeapSnapshotLater(logger);
+    writeHeapSnapshotLaterIfAsked(logger);
   });
-}
-
-/**
- * With CONTEXT_LEDGER_HEAP_SNAPSHOT=<folder> in the extension host's environment (the start-up
- * bench sets it with BENCH_HEAP_SNAPSHOT), a heap snapshot of the host 15 s after the first
- * build: what holds the host's memory. A developer's tool; nothing is written without it.
- */
-function writeHeapSnapshotLater(logger: Logger): void {
-  const folder = process.env.CONTEXT_LEDGER_HEAP_SNAPSHOT;
-  if (!folder) return;
-  setTimeout(() => {
-    void import('node:v8').then((v8) => logger.info(`Heap snapshot written: ${v8.writeHeapSnapshot(`${folder}/extension-host-${process.pid}.heapsnapshot`)}`));
-  }, 15_000).unref();
 }
 
 function updateContextKeys(registry: LedgerRegistry): void {

@@ -132,8 +132,9 @@ async function session(kind, index) {
   fs.cpSync(template.workspace, workspace, { recursive: true });
   const userDataDir = path.join(dir, 'user-data');
   const server = await startCodeServer({
-    // BENCH_HEAP_SNAPSHOT=<folder>: the extension writes a heap snapshot of the host there 15 s after its first build (src/extension/extension.ts).
-    env: process.env.BENCH_HEAP_SNAPSHOT && kind === 'ledger' ? { CONTEXT_LEDGER_HEAP_SNAPSHOT: process.env.BENCH_HEAP_SNAPSHOT } : {},
+    // BENCH_HEAP_SNAPSHOT / BENCH_CPU_PROFILE=<folder>: the extension writes a heap snapshot of the host 15 s after its
+    // first build, or a CPU profile of activate() and the 15 s after it, there (src/extension/devProfile.ts).
+    env: kind === 'ledger' ? { CONTEXT_LEDGER_HEAP_SNAPSHOT: process.env.BENCH_HEAP_SNAPSHOT ?? '', CONTEXT_LEDGER_CPU_PROFILE: process.env.BENCH_CPU_PROFILE ?? '' } : {},
     workspace,
     extensionsDir: kind === 'ledger' ? extensionsLedger : extensionsFloor,
     userDataDir,
