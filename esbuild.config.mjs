@@ -1,7 +1,7 @@
 // Bundles the extension and the CLI. The CLI is bundled *without* `vscode` marked
 // external, so a stray `vscode` import reaching src/core (or the CLI) fails the build.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -99,10 +99,37 @@ const vendorBuilds = Object.entries(VENDOR_CHUNKS).map(([chunk, specifiers]) => 
   plugins: [vendorFilesExcept(chunk)],
 }));
 
+// The extension is an ES module split into chunks (VS Code loads `.mjs` extensions natively from 1.100,
+// the `engines` minimum): activation then compiles only the chunk activate() needs, and each module
+// reached through `import()` (src/extension/lazy.ts) is its own file, compiled on first use. Most of
+// activation's "code loading" was V8 compiling one 0.6 MB file. The banner gives the chunks what
+// the bundled CommonJS code expects: `require` (node: built-ins, the vendor and tokenizer files beside
+// the chunks), `__filename` and `__dirname` (sql-wasm.wasm is found beside the code).
+const ESM_BANNER = [
+  "import { createRequire as __ledgerCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __ledgerFileURLToPath } from 'node:url';",
+  'const require = __ledgerCreateRequire(import.meta.url);',
+  'const __filename = __ledgerFileURLToPath(import.meta.url);',
+  "const __dirname = __ledgerFileURLToPath(new URL('.', import.meta.url));",
+].join(' ');
+// Chunks of an earlier build have other hashes: remove them, so none is packaged.
+for (const file of readdirSync('dist')) if (/^extension(-[\w-]+)?\.mjs(\.map)?$|^extension\.js(\.map)?$/.test(file)) rmSync(path.join('dist', file));
+
 const builds = [
   // The extension shares the CLI's vendor files: the modules that use them are reached through `import()`
   // (src/extension/lazy.ts), so activation neither parses nor runs zod, yaml or marked.
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [tokenizerFiles, vendorFiles] },
+  {
+    ...common,
+    format: 'esm',
+    splitting: true,
+    entryPoints: { extension: 'src/extension/extension.ts' },
+    outdir: 'dist',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'extension-[hash]',
+    banner: { js: ESM_BANNER },
+    external: ['vscode'],
+    plugins: [tokenizerFiles, vendorFiles],
+  },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [tokenizerFiles, vendorFiles] },
   // What installed agent hooks run: a few kilobytes that ask the workspace's warm hook server, and use dist/cli.js only when none answers (src/cli/hookMain.ts).
   // `.cjs`: Node then need not read the package.json (69 KB) to learn the file's module type, at every hook.

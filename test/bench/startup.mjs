@@ -132,6 +132,9 @@ async function session(kind, index) {
   fs.cpSync(template.workspace, workspace, { recursive: true });
   const userDataDir = path.join(dir, 'user-data');
   const server = await startCodeServer({
+    // BENCH_HEAP_SNAPSHOT / BENCH_CPU_PROFILE=<folder>: the extension writes a heap snapshot of the host 15 s after its
+    // first build, or a CPU profile of activate() and the 15 s after it, there (src/extension/devProfile.ts).
+    env: kind === 'ledger' ? { CONTEXT_LEDGER_HEAP_SNAPSHOT: process.env.BENCH_HEAP_SNAPSHOT ?? '', CONTEXT_LEDGER_CPU_PROFILE: process.env.BENCH_CPU_PROFILE ?? '' } : {},
     workspace,
     extensionsDir: kind === 'ledger' ? extensionsLedger : extensionsFloor,
     userDataDir,
@@ -152,6 +155,9 @@ async function session(kind, index) {
     if (kind === 'ledger') {
       const lines = extensionLogLines(userDataDir);
       figures.ownLog = lines.map((l) => /Activated in ([\d.]+) ms/.exec(l)?.[1]).find(Boolean);
+      // activate()'s parts, as it logs them: services and views, the command tables, the features registered after.
+      const phases = lines.map((l) => /Activated in [\d.]+ ms \(services and views ([\d.]+), commands ([\d.]+), chat, tools, interop and inspector ([\d.]+)\)/.exec(l)).find(Boolean);
+      if (phases) figures.phases = phases.slice(1, 4).map(Number);
       // Where the memory goes, as the extension logs it at its first build.
       const memory = lines.map((l) => /Memory after the first build: resident (\d+) MB, heap (\d+) of (\d+) MB, external (\d+) MB/.exec(l)).find(Boolean);
       if (memory) figures.firstBuild = { rssMb: Number(memory[1]), heapMb: Number(memory[2]), heapTotalMb: Number(memory[3]), externalMb: Number(memory[4]) };
@@ -215,6 +221,8 @@ const rows = [
   [`activation of Context Ledger (code loading + activate, as Running Extensions shows it), median of ${RUNS}`, fmt(median(of('ledger', (r) => r.ledgerMs)), 'ms'), '≤ 50 ms'],
   [`floor: activation of an extension that does nothing, same event, same windows`, fmt(median(of('ledger', (r) => r.emptyMs)), 'ms'), ''],
   [`the extension's own log: \`activate()\` itself, median of ${RUNS}`, fmt(median(of('ledger', (r) => Number(r.ownLog))), 'ms'), ''],
+  [`\`activate()\`'s parts: services and views / command tables / chat, tools, interop and inspector, median of ${RUNS}`,
+    [0, 1, 2].map((i) => fmt(median(of('ledger', (r) => r.phases?.[i])), 'ms')).join(' / '), ''],
   [`the rest: loading the extension's code (the first figure less \`activate()\`, per run), median of ${RUNS}`, fmt(median(of('ledger', (r) => r.ledgerMs - Number(r.ownLog))), 'ms'), ''],
   [`workbench open to the meter showing the context's size, median of ${RUNS}`, fmt(median(of('ledger', (r) => r.meterMs)), 'ms'), ''],
   [`extension host resident memory with Context Ledger (meter shown, +${SETTLE_MS / 1000} s), median of ${RUNS}`, fmt(ledgerRss, 'MB'), ''],

@@ -55,14 +55,23 @@ export const COMMAND_TABLE_IDS = {
  * Commands registered beside their feature, which holds the state they act on, by the
  * file that registers them.
  */
-export const FEATURE_COMMAND_IDS: Readonly<Record<string, readonly string[]>> = {
+export const FEATURE_COMMAND_IDS = {
   'inspector/index.ts': [COMMANDS.openInspector],
   'interop/index.ts': Object.values(INTEROP_COMMANDS),
   'agent/index.ts': [AGENT_COMMANDS.ingestInbox, AGENT_COMMANDS.rememberSave],
   'agent/reviewView.ts': [AGENT_COMMANDS.approve, AGENT_COMMANDS.reject],
   'agent/withoutChatModel.ts': [AGENT_COMMANDS.withoutChatModel],
   'agent/hooksOffer.ts': [AGENT_COMMANDS.connectAgentHooks],
-};
+} as const satisfies Readonly<Record<string, readonly string[]>>;
 
 /** Registered but not contributed: run by the chat participant's buttons only. */
-export const INTERNAL_COMMAND_IDS: readonly string[] = [AGENT_COMMANDS.rememberSave];
+const INTERNAL = [AGENT_COMMANDS.rememberSave] as const;
+export const INTERNAL_COMMAND_IDS: readonly string[] = INTERNAL;
+
+/** Every command the extension registers (the tables and the feature files). */
+export type RegisteredCommandId =
+  | (typeof COMMAND_TABLE_IDS)[keyof typeof COMMAND_TABLE_IDS][number]
+  | (typeof FEATURE_COMMAND_IDS)[keyof typeof FEATURE_COMMAND_IDS][number];
+
+/** The registered commands the manifest offers: what commandContributions.ts must describe, each. */
+export type ContributedCommandId = Exclude<RegisteredCommandId, (typeof INTERNAL)[number]>;
