@@ -15,7 +15,7 @@ import type { TermVectorStore } from './assemble/termVectors';
 import type { TokenCountCache } from './tokens';
 import { Activity } from './ledgerStore/activity';
 import { type ArtifactFilter, Artifacts, type ImportOutcome, type ImportReport } from './ledgerStore/artifacts';
-import { type Clock, Connection, systemClock } from './ledgerStore/connection';
+import { type Change, type Clock, Connection, systemClock } from './ledgerStore/connection';
 import { TermVectors, TokenCounts } from './ledgerStore/derivedCaches';
 import { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow, FeedbackLog } from './ledgerStore/feedback';
 import { type FileStamp, FileStamps } from './ledgerStore/fileStamps';
@@ -25,7 +25,7 @@ import { type TaskInput, Tasks } from './ledgerStore/tasks';
 
 export { MAX_BODY_BYTES, utf8ByteLength, validateBody } from './ledgerStore/artifactInput';
 export { type ArtifactFilter, type ImportOutcome, type ImportReport } from './ledgerStore/artifacts';
-export { type Clock, systemClock } from './ledgerStore/connection';
+export { type Change, type Clock, systemClock } from './ledgerStore/connection';
 export { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow } from './ledgerStore/feedback';
 export { type FileStamp } from './ledgerStore/fileStamps';
 export { CorruptDatabaseError, looksLikeSqlite } from './ledgerStore/schema';
@@ -86,6 +86,32 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.db.export();
   }
 
+  /**
+   * The write statements since the store was loaded or last saved, the pending token counts
+   * and term vectors included (flushed first); undefined when the next save must write the
+   * whole database (too many, or a schema migration). See src/node/indexDelta.ts.
+   */
+  pendingChanges(): readonly Change[] | undefined {
+    this.tokenCounts.flush();
+    this.vectors.flush();
+    return this.conn.pendingChanges;
+  }
+
+  /** The adapter saved what `pendingChanges` held (the whole database or its delta). */
+  changesSaved(): void {
+    this.conn.changesSaved();
+  }
+
+  /** The next save writes the whole database (what is loaded is not the saved file plus a list of statements). */
+  mustSaveWhole(): void {
+    this.conn.changesNotReplayable();
+  }
+
+  /** Applies statements a saved delta holds (not pending: they are saved already). */
+  replayChanges(changes: readonly Change[]): void {
+    this.conn.replay(changes);
+  }
+
   close(): void {
     this.conn.close();
   }
@@ -100,6 +126,10 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   /** The artifact files as the index last read or wrote them, by path. */
   fileStamps(): Map<string, FileStamp> {
     return this.stamps.all();
+  }
+
+  fileStamp(path: string): FileStamp | undefined {
+    return this.stamps.get(path);
   }
 
   putFileStamp(stamp: FileStamp): void {
@@ -156,11 +186,6 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
    */
   updateArtifact(ref: string, patch: ArtifactPatch, options: { id?: string; updatedAt?: string } = {}): Artifact {
     return this.artifacts.update(ref, patch, options);
-  }
-
-  /** Brings an older version back as a new version of its chain; see Artifacts.restoreVersion. */
-  restoreVersion(ref: string): Artifact {
-    return this.artifacts.restoreVersion(ref);
   }
 
   /** Marks the chain of `oldRef` superseded by the chain of `newRef`. */

@@ -83,6 +83,8 @@ export function migrate(conn: Connection): void {
     throw new CorruptDatabaseError('it is an SQLite database, but not a Context Ledger one');
   }
   if (current === SCHEMA_VERSION) return;
+  // The loaded bytes are not what is in memory now, and no recorded statement says so.
+  conn.changesNotReplayable();
   conn.transaction(() => {
     for (let i = current; i < SCHEMA_VERSION; i++) conn.db.exec(MIGRATIONS[i]!);
     conn.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
