@@ -60,6 +60,8 @@ export interface OpenOptions {
  */
 export class LedgerFile {
   private loaded: FileIdentity | undefined;
+  /** Set by `load()`, which the constructor's caller runs at once. */
+  private current!: LedgerStore;
   /** The delta read with it (persistence/indexDelta.ts): saves of a few changes since the file was written whole. */
   private delta: LoadedDelta | undefined;
   /** A journal an earlier version left: replayed on every load until a write merges it. */
@@ -70,12 +72,8 @@ export class LedgerFile {
   private constructor(
     readonly file: string,
     private readonly sql: SqlJsStatic,
-    private current: LedgerStore,
-    loaded: FileIdentity | undefined,
     private readonly options: OpenOptions,
-  ) {
-    this.loaded = loaded;
-  }
+  ) {}
 
   get lockFile(): string {
     return `${this.file}.lock`;
@@ -128,8 +126,7 @@ export class LedgerFile {
       throw new UserError(`${absolute} is a folder, not a database file.`, 'Pass the path of the .db file with --db.');
     }
     const sql = await loadSqlJs();
-    const ledger = new LedgerFile(absolute, sql, LedgerStore.open(sql), undefined, options);
-    ledger.current.close();
+    const ledger = new LedgerFile(absolute, sql, options);
     ledger.load();
     return ledger;
   }
