@@ -20,7 +20,7 @@ import { TermVectors, TokenCounts } from './ledgerStore/derivedCaches';
 import { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow, FeedbackLog } from './ledgerStore/feedback';
 import { type FileStamp, FileStamps } from './ledgerStore/fileStamps';
 import { replayJournal } from './ledgerStore/journal';
-import { compactIfMostlyFree, migrate, openDatabase, schemaVersion } from './ledgerStore/schema';
+import { compactIfMostlyFree, migrate, mostlyFree, openDatabase, schemaVersion } from './ledgerStore/schema';
 import { type TaskInput, Tasks } from './ledgerStore/tasks';
 
 export { MAX_BODY_BYTES, utf8ByteLength, validateBody } from './ledgerStore/artifactInput';
@@ -95,6 +95,11 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     this.tokenCounts.flush();
     this.vectors.flush();
     return this.conn.pendingChanges;
+  }
+
+  /** Deleted rows left over a quarter of the database free (and over 1 MB): a whole save gives the space back (VACUUM). */
+  get mostlyFree(): boolean {
+    return mostlyFree(this.conn);
   }
 
   /** The adapter saved what `pendingChanges` held (the whole database or its delta). */

@@ -226,7 +226,7 @@ export class LedgerFile {
    */
   private persist(): void {
     const changes = this.current.pendingChanges();
-    if (changes !== undefined && this.loaded !== undefined && !this.legacyJournal) {
+    if (changes !== undefined && this.loaded !== undefined && !this.legacyJournal && !this.current.mostlyFree) {
       const line = changesLine(changes);
       if (fitsDelta(this.delta, line, this.loaded.size)) {
         removeDeadWritersFiles(this.file);
