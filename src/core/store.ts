@@ -16,17 +16,17 @@ import type { TermVectorStore } from './assemble/termVectors';
 import type { TokenCountCache } from './tokens';
 import { Activity } from './ledgerStore/activity';
 import { type ArtifactFilter, Artifacts, type ImportOutcome, type ImportReport } from './ledgerStore/artifacts';
-import { type Clock, Connection, systemClock } from './ledgerStore/connection';
+import { type Change, type Clock, Connection, systemClock } from './ledgerStore/connection';
 import { TermVectors, TokenCounts } from './ledgerStore/derivedCaches';
 import { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow, FeedbackLog } from './ledgerStore/feedback';
 import { type FileStamp, FileStamps } from './ledgerStore/fileStamps';
 import { replayJournal } from './ledgerStore/journal';
-import { compactIfMostlyFree, migrate, openDatabase, schemaVersion } from './ledgerStore/schema';
+import { compactIfMostlyFree, migrate, mostlyFree, openDatabase, schemaVersion } from './ledgerStore/schema';
 import { type TaskInput, Tasks } from './ledgerStore/tasks';
 
 export { MAX_BODY_BYTES, utf8ByteLength, validateBody } from './ledgerStore/artifactInput';
 export { type ArtifactFilter, type ImportOutcome, type ImportReport } from './ledgerStore/artifacts';
-export { type Clock, systemClock } from './ledgerStore/connection';
+export { type Change, type Clock, systemClock } from './ledgerStore/connection';
 export { ASSEMBLY_LOG_KEPT, type AssemblyLogEntry, type AssemblyLogRow } from './ledgerStore/feedback';
 export { type FileStamp } from './ledgerStore/fileStamps';
 export { CorruptDatabaseError, looksLikeSqlite } from './ledgerStore/schema';
@@ -87,6 +87,37 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.db.export();
   }
 
+  /**
+   * The write statements since the store was loaded or last saved, the pending token counts
+   * and term vectors included (flushed first); undefined when the next save must write the
+   * whole database (too many, or a schema migration). See src/node/indexDelta.ts.
+   */
+  pendingChanges(): readonly Change[] | undefined {
+    this.tokenCounts.flush();
+    this.vectors.flush();
+    return this.conn.pendingChanges;
+  }
+
+  /** Deleted rows left over a quarter of the database free (and over 1 MB): a whole save gives the space back (VACUUM). */
+  get mostlyFree(): boolean {
+    return mostlyFree(this.conn);
+  }
+
+  /** The adapter saved what `pendingChanges` held (the whole database or its delta). */
+  changesSaved(): void {
+    this.conn.changesSaved();
+  }
+
+  /** The next save writes the whole database (what is loaded is not the saved file plus a list of statements). */
+  mustSaveWhole(): void {
+    this.conn.changesNotReplayable();
+  }
+
+  /** Applies statements a saved delta holds (not pending: they are saved already). */
+  replayChanges(changes: readonly Change[]): void {
+    this.conn.replay(changes);
+  }
+
   close(): void {
     this.conn.close();
   }
@@ -101,6 +132,10 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   /** The artifact files as the index last read or wrote them, by path. */
   fileStamps(): Map<string, FileStamp> {
     return this.stamps.all();
+  }
+
+  fileStamp(path: string): FileStamp | undefined {
+    return this.stamps.get(path);
   }
 
   putFileStamp(stamp: FileStamp): void {
@@ -157,11 +192,6 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
    */
   updateArtifact(ref: string, patch: ArtifactPatch, options: { id?: string; updatedAt?: string } = {}): Artifact {
     return this.artifacts.update(ref, patch, options);
-  }
-
-  /** Brings an older version back as a new version of its chain; see Artifacts.restoreVersion. */
-  restoreVersion(ref: string): Artifact {
-    return this.artifacts.restoreVersion(ref);
   }
 
   /** Marks the chain of `oldRef` superseded by the chain of `newRef`. */

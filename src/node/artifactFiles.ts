@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { restoreVersion } from '../core/artifactService';
 import { mirrorSlug, parseMirrorFile, renderMirrorFile, splitConflictMarkers } from '../core/formats/mirror';
 import { type Artifact, type ArtifactInput, UserError } from '../core/model';
 import type { FileStamp, LedgerStore } from '../core/store';
@@ -278,16 +279,18 @@ function asRead(root: string, stamp: FileStamp): boolean {
 
 /**
  * The file of a new chain the index has not seen (the quick add: LedgerSession.addAsFile),
- * under a name no file has, written durably; the caller holds the lock. The index takes it
- * from the file, as it takes a teammate's. Returns its path in the folder.
+ * under a name no file has, written durably; the caller holds the lock. Returns its stamp and
+ * what a refresh would import from it, for the index's delta (persistence/indexDelta.ts): the
+ * index takes the artifact from there without reading the file again.
  */
-export function writeNewChainFile(dir: string, artifact: Artifact): string {
+export function writeNewChainFile(dir: string, artifact: Artifact): { stamp: FileStamp | undefined; input: ArtifactInput } {
   const folder = new OutputFolder(dir);
   const at = pathFor(artifact, (p) => fs.existsSync(path.join(folder.root, p)));
+  const content = render(artifact);
   faultPoint('files-before');
-  folder.write(at, render(artifact), { durable: true });
+  folder.write(at, content, { durable: true });
   faultPoint('files-written');
-  return at;
+  return { stamp: stampNow(folder.root, at, artifact.chainId, hashOf(content)), input: parseMirrorFile(at, content) };
 }
 
 /**
@@ -325,7 +328,7 @@ export function resolveMarkers(store: LedgerStore, dir: string, ref: string, kee
   const mine = conflict.chainId ? store.latestOfChain(conflict.chainId) : undefined;
   const imported = store.importArtifact(conflict.chainId && !theirs.chainId && !theirs.id ? { ...theirs, chainId: conflict.chainId } : theirs).artifact;
   const latest = store.latestOfChain(imported.chainId)!;
-  const kept = keep === 'mine' && mine && (mine.contentHash !== latest.contentHash || mine.title !== latest.title) ? store.restoreVersion(mine.id) : keep === 'mine' && mine ? latest : imported;
+  const kept = keep === 'mine' && mine && (mine.contentHash !== latest.contentHash || mine.title !== latest.title) ? restoreVersion(store, mine.id) : keep === 'mine' && mine ? latest : imported;
   writeFile(store, folder, conflict.path, kept.chainId, render(kept));
   return kept;
 }

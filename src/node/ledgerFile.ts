@@ -5,6 +5,7 @@ import { UserError } from '../core/model';
 import { type Clock, CorruptDatabaseError, LedgerStore, systemClock } from '../core/store';
 import { removeDeadWritersFiles } from './persistence/deadWriters';
 import { type FileIdentity, identityOf, readWithIdentity, sameIdentity, timestampForFileName } from './persistence/fileIdentity';
+import { applyDelta, changesLine, deltaFileOf, fitsDelta, type LoadedDelta, writeDelta } from './persistence/indexDelta';
 import { replayLegacyJournal } from './persistence/journal';
 import { acquireLock } from './persistence/lock';
 import { faultPoint } from './persistence/faultInjection';
@@ -59,6 +60,10 @@ export interface OpenOptions {
  */
 export class LedgerFile {
   private loaded: FileIdentity | undefined;
+  /** Set by `load()`, which the constructor's caller runs at once. */
+  private current!: LedgerStore;
+  /** The delta read with it (persistence/indexDelta.ts): saves of a few changes since the file was written whole. */
+  private delta: LoadedDelta | undefined;
   /** A journal an earlier version left: replayed on every load until a write merges it. */
   private legacyJournal: FileIdentity | undefined;
   /** Something not counted as a generation (file stamps, a migration) must be saved by the next write. */
@@ -67,12 +72,8 @@ export class LedgerFile {
   private constructor(
     readonly file: string,
     private readonly sql: SqlJsStatic,
-    private current: LedgerStore,
-    loaded: FileIdentity | undefined,
     private readonly options: OpenOptions,
-  ) {
-    this.loaded = loaded;
-  }
+  ) {}
 
   get lockFile(): string {
     return `${this.file}.lock`;
@@ -94,7 +95,13 @@ export class LedgerFile {
    * or an earlier version's journal replayed onto it).
    */
   get savedAs(): string | undefined {
-    return this.loaded && !this.legacyJournal ? `${this.loaded.ino}:${this.loaded.size}:${this.loaded.mtimeMs}` : undefined;
+    if (!this.loaded || this.legacyJournal) return undefined;
+    const delta = this.delta ? `+${this.delta.identity.ino}:${this.delta.identity.size}:${this.delta.identity.mtimeMs}` : '';
+    return `${this.loaded.ino}:${this.loaded.size}:${this.loaded.mtimeMs}${delta}`;
+  }
+
+  get deltaFile(): string {
+    return deltaFileOf(this.file);
   }
 
   /** Whether an earlier version's journal is still beside the database (not merged yet). */
@@ -119,19 +126,18 @@ export class LedgerFile {
       throw new UserError(`${absolute} is a folder, not a database file.`, 'Pass the path of the .db file with --db.');
     }
     const sql = await loadSqlJs();
-    const ledger = new LedgerFile(absolute, sql, LedgerStore.open(sql), undefined, options);
-    ledger.current.close();
+    const ledger = new LedgerFile(absolute, sql, options);
     ledger.load();
     return ledger;
   }
 
-  /** Loads the file (a missing one is a new, empty store); a damaged one is moved aside and the store starts empty. */
+  /** Loads the file and its delta (a missing file is a new, empty store); a damaged one is moved aside and the store starts empty. */
   private load(): void {
     const clock = this.options.clock ?? systemClock;
-    const { bytes, identity } = readWithIdentity(this.file);
+    let read = readWithIdentity(this.file);
     let store: LedgerStore;
     try {
-      store = LedgerStore.open(this.sql, bytes, clock);
+      store = LedgerStore.open(this.sql, read.bytes, clock);
     } catch (error) {
       if (!(error instanceof CorruptDatabaseError)) throw error;
       const aside = `${this.file}.corrupt-${timestampForFileName(clock.now())}`;
@@ -143,17 +149,31 @@ export class LedgerFile {
       store = LedgerStore.open(this.sql, undefined, clock);
       this.current = store;
       this.loaded = undefined;
+      this.delta = undefined;
       this.legacyJournal = undefined;
       return;
     }
-    this.legacyJournal = identity ? replayLegacyJournal(this.journalFile, identity, store) : undefined;
+    this.legacyJournal = read.identity ? replayLegacyJournal(this.journalFile, read.identity, store) : undefined;
+    let applied = applyDelta(this.file, read.identity, store);
+    // A writer that saved the database whole while this one read it left a delta for its new file: read both again.
+    for (let tries = 0; tries < 3 && !sameIdentity(identityOf(this.file), read.identity); tries++) {
+      store.close();
+      read = readWithIdentity(this.file);
+      store = LedgerStore.open(this.sql, read.bytes, clock);
+      this.legacyJournal = read.identity ? replayLegacyJournal(this.journalFile, read.identity, store) : undefined;
+      applied = applyDelta(this.file, read.identity, store);
+    }
+    // What the delta held is saved: only what changes after it is pending (unless a line did not apply: then the next save is whole).
+    if (applied.whole) store.changesSaved();
+    else store.mustSaveWhole();
     this.current = store;
-    this.loaded = identity;
+    this.loaded = read.identity;
+    this.delta = applied.delta;
   }
 
   /** Re-reads the file if another process replaced it since it was loaded. Returns whether it did. */
   refresh(): boolean {
-    if (sameIdentity(identityOf(this.file), this.loaded) && (this.loaded !== undefined || !fs.existsSync(this.file))) return false;
+    if (sameIdentity(identityOf(this.file), this.loaded) && (this.loaded !== undefined || !fs.existsSync(this.file)) && sameIdentity(identityOf(this.deltaFile), this.delta?.identity)) return false;
     const before = this.current;
     this.load();
     if (before !== this.current) before.close();
@@ -195,16 +215,38 @@ export class LedgerFile {
 
   private reloadAfterFailure(): void {
     this.loaded = undefined;
+    this.delta = undefined;
     this.unsaved = false;
     this.refresh();
   }
 
   /**
-   * The whole database to a temporary file created exclusively (`O_EXCL`: a name that
-   * exists, link or not, is never opened), renamed over the database (a rename replaces a
-   * link at the name, never its target).
+   * Saves what changed: appended to the delta when it is a few changes to a saved database
+   * (persistence/indexDelta.ts), else the whole database (folding the delta in).
    */
   private persist(): void {
+    const changes = this.current.pendingChanges();
+    if (changes !== undefined && this.loaded !== undefined && !this.legacyJournal && !this.current.mostlyFree) {
+      const line = changesLine(changes);
+      if (fitsDelta(this.delta, line, this.loaded.size)) {
+        removeDeadWritersFiles(this.file);
+        faultPoint('temp-written');
+        this.delta = writeDelta(this.file, this.loaded, this.delta, line, this.options.durable);
+        faultPoint('database-replaced');
+        this.current.changesSaved();
+        this.unsaved = false;
+        return;
+      }
+    }
+    this.persistWhole();
+  }
+
+  /**
+   * The whole database to a temporary file created exclusively (`O_EXCL`: a name that
+   * exists, link or not, is never opened), renamed over the database (a rename replaces a
+   * link at the name, never its target); then the delta it folded in goes.
+   */
+  private persistWhole(): void {
     // `export()` flushes pending caches into their tables first.
     const bytes = this.current.export();
     removeDeadWritersFiles(this.file);
@@ -225,6 +267,10 @@ export class LedgerFile {
     }
     fs.renameSync(temp, this.file);
     faultPoint('database-replaced');
+    // A kill here leaves the old delta beside the new file: it names the old one, so it is ignored.
+    fs.rmSync(this.deltaFile, { force: true });
+    this.delta = undefined;
+    this.current.changesSaved();
     this.loaded = identityOf(this.file);
     this.unsaved = false;
     if (this.legacyJournal) {

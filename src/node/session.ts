@@ -28,6 +28,8 @@ import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFil
 import { assertWritable, LedgerFile, refuseLinkedParts } from './ledgerFile';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from './ledgerFolder';
 import { faultPoint } from './persistence/faultInjection';
+import { deltaBelongsTo, fileLine, fitsDelta, readDelta, writeDelta } from './persistence/indexDelta';
+import { identityOf } from './persistence/fileIdentity';
 import { acquireLock } from './persistence/lock';
 
 export interface SessionOptions {
@@ -46,6 +48,23 @@ export interface SessionOptions {
   /** Called when a refresh found the ledger changed by someone else (another process, the files). */
   onExternalChange?: () => void;
   lockTimeoutMs?: number;
+}
+
+/**
+ * Appends an `add`'s new file to the index's delta (the caller holds the lock). Only a cost
+ * when it cannot: the next refresh reads the file, as it reads a teammate's.
+ */
+function recordOwnFile(dbFile: string, stamp: FileStamp, input: ArtifactInput, say?: (text: string) => void): void {
+  try {
+    const base = identityOf(dbFile);
+    if (!base) return;
+    const loaded = readDelta(dbFile);
+    const delta = deltaBelongsTo(loaded, base) ? loaded : undefined;
+    const line = fileLine(stamp, input);
+    if (fitsDelta(delta, line, base.size)) writeDelta(dbFile, base, delta, line);
+  } catch (error) {
+    say?.(`the index was not told of the new file (the next command reads it): ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 export interface LedgerLocation {
@@ -160,7 +179,9 @@ export class LedgerSession {
     const release = await acquireLock(`${file}.lock`, file, options.lockTimeoutMs);
     try {
       const { writeNewChainFile } = await import('./artifactFiles.js');
-      writeNewChainFile(mirrorFolderOf(file), artifact);
+      const written = writeNewChainFile(mirrorFolderOf(file), artifact);
+      // The index learns of this machine's own file from its delta: the next command neither reads it again nor reports it found.
+      if (written.stamp) recordOwnFile(file, written.stamp, written.input, options.say);
     } finally {
       release();
     }
@@ -366,8 +387,10 @@ export class LedgerSession {
   private async writeNow<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T> {
     const files = this.follows(this.options.followMirror) ? this.artifactsFolder : undefined;
     const imported = this.importedDuringWrite ?? new Set<string>();
+    const before = { store: this.ledger.store, savedAs: this.ledger.savedAs };
+    let changedNoChain = false;
     try {
-      return await this.ledger.write(async (store) => {
+      const value = await this.ledger.write(async (store) => {
         // Files changed since the refresh by a writer that takes no lock (git, an editor) are caught
         // where it matters: writeChainFiles refuses to write over a file not as the index read it.
         store.takeChangedChains();
@@ -385,8 +408,15 @@ export class LedgerSession {
           faultPoint('files-written');
           this.ledger.markUnsaved();
         }
+        changedNoChain = chains.length === 0;
         return value;
       });
+      // A write that changed no artifact (a build's log row, feedback, a task) leaves the files and what the index follows as
+      // they were: what was recorded for the saved index before holds for the one saved now, so the next command asks it nothing.
+      if (changedNoChain && this.ledger.store === before.store && before.savedAs !== undefined && this.record?.index === before.savedAs && this.ledger.savedAs !== before.savedAs) {
+        this.remember({}, before.savedAs);
+      }
+      return value;
     } catch (error) {
       // The store went back to what is on disk; a file changed under the lock is imported now, so the writer sees it.
       if (files !== undefined && error instanceof FileChangedError) await this.importNow(false);
@@ -476,10 +506,10 @@ export class LedgerSession {
 
   /** Local to this machine (the folder's .gitignore keeps it out of git); written aside and renamed, never through a link. */
   /** Records `patch` for the saved database the index is now (a record for another one starts over, keeping the stamps). */
-  private remember(patch: Partial<Omit<StampRecord, 'version' | 'index'>>): void {
+  private remember(patch: Partial<Omit<StampRecord, 'version' | 'index'>>, carriedFrom?: string): void {
     const index = this.ledger.savedAs;
     if (index === undefined || (this.readInMemory?.store === this.ledger.store && this.readInMemory.savedAs === index)) return;
-    const base: StampRecord = this.record?.index === index ? this.record : { version: 1, stamps: this.record?.stamps ?? {} };
+    const base: StampRecord = this.record?.index === (carriedFrom ?? index) ? this.record : { version: 1, stamps: this.record?.stamps ?? {} };
     this.writeStamps({ ...base, ...patch, index });
   }
 

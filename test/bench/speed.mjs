@@ -338,6 +338,15 @@ if (hasBuild) {
   const task = ['--task-title', 'Fix the webhook retry queue timeout', '--task-description', 'Payments webhook handler times out under load; add a retry queue with a lock.', '--path', 'src/queue/worker.ts'];
   report(`\`build\` (8,000 tokens), cold, in a workspace of ${ARTIFACTS.toLocaleString('en')} artifacts (session: follows the files, logs the build)`,
     repeat(RUNS, () => run(['build', '--budget', '8000', '--format', 'json', ...task], { cwd: shared })), `<= 2x floor (CPU ${fmt(2 * floor.cpuMs)})`);
+  // What the build's save wrote: a line appended to the index's delta, or (past its limit) the whole database.
+  const sizeOf = (file) => fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  const deltaBefore = sizeOf(`${sharedDb}.delta`);
+  const dbBefore = fs.statSync(sharedDb).mtimeMs;
+  run(['build', '--budget', '8000', '--format', 'json', ...task], { cwd: shared });
+  const whole = fs.statSync(sharedDb).mtimeMs !== dbBefore;
+  const saved = whole ? `the whole database, ${(sizeOf(sharedDb) / 1048576).toFixed(1)} MB` : `${((sizeOf(`${sharedDb}.delta`) - deltaBefore) / 1024).toFixed(0)} kB appended to the index's delta (the database: ${(sizeOf(sharedDb) / 1048576).toFixed(1)} MB)`;
+  rows.push([`what a logged \`build\` saves: ${saved}`, '', '', '', '']);
+  console.error(`  what a logged build saves: ${saved}`);
 }
 if (hasBuild && wants('cli')) {
   const task = ['--task-title', 'Fix the webhook retry queue timeout', '--task-description', 'Payments webhook handler times out under load; add a retry queue with a lock.', '--path', 'src/queue/worker.ts'];

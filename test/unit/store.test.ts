@@ -31,29 +31,6 @@ describe('artifacts', () => {
     assert.equal(store.listArtifacts({ allVersions: true }).length, 2);
   });
 
-  test('restoring an older version adds a new version with its content; the history keeps every version', async () => {
-    const store = await memoryStore();
-    store.createArtifact({ id: 'g', type: 'note', title: 'Glossary — Liegeplatz', body: 'A *slip* is a berth.', tags: ['terms'], paths: ['docs/**'], scope: 'path' });
-    store.updateArtifact('g', { title: 'Glossary', body: 'Rewritten badly.', tags: [], paths: ['src/**'] });
-    store.setPinned('g', true);
-    const restored = store.restoreVersion('g');
-    assert.equal(restored.version, 3);
-    assert.equal(restored.title, 'Glossary — Liegeplatz');
-    assert.equal(restored.body, 'A *slip* is a berth.');
-    assert.deepEqual(restored.tags, ['terms']);
-    assert.deepEqual(restored.paths, ['docs/**']);
-    assert.equal(restored.pinned, true, 'the chain keeps its pin');
-    assert.deepEqual(store.history('g').map((a) => [a.version, a.body]), [
-      [1, 'A *slip* is a berth.'],
-      [2, 'Rewritten badly.'],
-      [3, 'A *slip* is a berth.'],
-    ]);
-    assert.throws(() => store.restoreVersion(restored.id), (e: unknown) => e instanceof UserError && /already the latest version \(v3\)/.test(e.message));
-    // v1 and v3 hold the same content: restoring v1 again would change nothing, and says so.
-    assert.throws(() => store.restoreVersion('g'), (e: unknown) => e instanceof UserError && /same content as the latest version \(v3\)/.test(e.message));
-    assert.throws(() => store.restoreVersion('nope'), UserError);
-  });
-
   test('an update that changes nothing adds no version', async () => {
     const store = await memoryStore();
     store.createArtifact({ id: 'n', type: 'note', title: 'T', body: 'B' });
@@ -81,7 +58,7 @@ describe('artifacts', () => {
     assert.equal(store.getArtifact('a'), undefined);
   });
 
-  test('list filters by type, scope, status, tag and text (case-insensitive, non-ASCII)', async () => {
+  test('list filters by type, scope, status and tag (case-insensitive)', async () => {
     const store = await memoryStore();
     store.createArtifact({ type: 'learning', title: 'Hooks must not block', body: 'Use a queue', tags: ['Hooks'] });
     store.createArtifact({ type: 'convention', scope: 'path', paths: ['src/**'], title: '日本語のタイトル', body: 'emoji 🚀 inside' });
@@ -89,10 +66,6 @@ describe('artifacts', () => {
     assert.equal(store.listArtifacts({ type: 'learning' }).length, 1);
     assert.equal(store.listArtifacts({ scope: 'path' }).length, 1);
     assert.equal(store.listArtifacts({ tag: 'hooks' }).length, 1);
-    assert.equal(store.listArtifacts({ text: 'QUEUE' }).length, 1);
-    assert.equal(store.listArtifacts({ text: 'タイトル' }).length, 1);
-    assert.equal(store.listArtifacts({ text: '🚀' }).length, 1);
-    assert.equal(store.listArtifacts({ text: "'; DROP TABLE artifact; --" }).length, 0, 'hostile text is just text');
     assert.equal(store.countArtifacts().chains, 3);
   });
 

@@ -10,7 +10,6 @@ import {
   type Scope,
   UserError,
   adrIdFromRef,
-  canonicalAdrRefs,
   foldText,
   idFromRef,
   oneLine,
@@ -26,8 +25,6 @@ export interface ArtifactFilter {
   /** Default: every status. */
   status?: ArtifactStatus;
   tag?: string;
-  /** Case-insensitive substring of title, body or id. */
-  text?: string;
   taskId?: string;
   /** Only artifacts whose source starts with this (`import:`: the ones imported from the workspace's files). */
   sourcePrefix?: string;
@@ -232,21 +229,6 @@ export class Artifacts {
     });
   }
 
-  /**
-   * Brings an older version back: a new version of its chain with that version's content
-   * (type, scope, paths, title, body, summary, tags, conditions). Nothing is lost; the
-   * versions in between stay in the history. Status and pin stay as the chain has them.
-   */
-  restoreVersion(ref: string): Artifact {
-    const old = this.require(ref);
-    const latest = this.latestOfChain(old.chainId)!;
-    if (old.id === latest.id) throw new UserError(`"${old.title}" is already the latest version (v${old.version}); pick an older one to restore.`);
-    const content = Object.fromEntries(CONTENT_FIELDS.map((field) => [field, old[field]])) as ArtifactPatch;
-    const restored = this.update(latest.id, content);
-    if (restored.id === latest.id) throw new UserError(`v${old.version} of "${old.title}" has the same content as the latest version (v${latest.version}): nothing to restore.`);
-    return restored;
-  }
-
   private versionId(chainId: string, version: number): string {
     return newVersionId(chainId, version, (id) => this.exists(id));
   }
@@ -346,15 +328,18 @@ export class Artifacts {
       where.push('EXISTS (SELECT 1 FROM json_each(artifact.tags) WHERE lower(value) = lower(?))');
       params.push(filter.tag);
     }
-    if (filter.text) {
-      // "ADR 57" also finds the record itself, titled "ADR-0057: …" with id adr-0057.
-      const spellings = [...new Set([filter.text, canonicalAdrRefs(filter.text)])];
-      where.push(`(${spellings.map(() => 'instr(lower(title), lower(?)) > 0 OR instr(lower(body), lower(?)) > 0 OR instr(lower(id), lower(?)) > 0').join(' OR ')})`);
-      for (const text of spellings) params.push(text, text, text);
-    }
     const whereText = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    // (Past a thousand, as many parameters as rows would be too many for one statement: the whole list, cut.)
+    if (filter.limit !== undefined && filter.limit > 1000) return this.list({ ...filter, limit: undefined }).slice(0, Math.floor(filter.limit));
     if (filter.limit !== undefined) {
-      return this.artifactRows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact${whereText} ORDER BY updated_at DESC, id LIMIT ${Math.max(0, Math.floor(filter.limit))}`, params);
+      // The first n by time: sorted by row id alone, then only those n rows read (a sort of whole rows copies every body).
+      const order = this.conn.rowValues(`SELECT rowid FROM artifact${whereText} ORDER BY updated_at DESC, id LIMIT ${Math.max(0, Math.floor(filter.limit))}`, params);
+      if (order.length === 0) return [];
+      const rows = new Map<SqlValue, Artifact>();
+      for (const values of this.conn.rowValues(`SELECT rowid, ${ARTIFACT_COLUMNS} FROM artifact WHERE rowid IN (${order.map(() => '?').join(', ')})`, order.map(([rowid]) => rowid!))) {
+        rows.set(values[0]!, this.rowToArtifact(values.slice(1)));
+      }
+      return order.map(([rowid]) => rows.get(rowid!)!);
     }
     // SQLite sorts whole rows, bodies and all, and spills them to a temporary file past a
     // few MB (a third of the time to read 10,000 artifacts). So it sorts only row ids, and

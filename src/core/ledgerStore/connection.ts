@@ -1,5 +1,14 @@
 import type { Database, SqlValue, Statement } from 'sql.js';
 
+/** One write statement and its parameters, as run: what a small save appends to the index's delta (src/node/indexDelta.ts). */
+export type Change = [sql: string, params: SqlValue[]];
+
+/**
+ * Past this many bytes of parameters the changes since the last save are not kept: a save that
+ * large (an import of thousands, a first index) writes the whole database anyway.
+ */
+const CHANGES_KEPT_BYTES = 8 * 1024 * 1024;
+
 export interface Clock {
   now(): Date;
 }
@@ -17,6 +26,13 @@ export class Connection {
   private transactionDepth = 0;
   /** Prepared once, reused: preparing a statement per call dominated bulk imports. */
   private readonly statements = new Map<string, Statement>();
+  /**
+   * Every write statement since the database was loaded or last saved, in order (undefined:
+   * too many to keep, or a change no statement replays, such as a schema migration on open).
+   * A save of a few changes appends these to the index's delta instead of writing it whole.
+   */
+  private changes: Change[] | undefined = [];
+  private changeBytes = 0;
 
   constructor(
     readonly db: Database,
@@ -55,12 +71,14 @@ export class Connection {
     }
     this.db.exec('BEGIN');
     this.transactionDepth = 1;
+    const mark = this.changes?.length;
     try {
       const result = fn();
       this.db.exec('COMMIT');
       return result;
     } catch (error) {
       this.db.exec('ROLLBACK');
+      this.dropChangesFrom(mark);
       throw error;
     } finally {
       this.transactionDepth = 0;
@@ -79,13 +97,65 @@ export class Connection {
       return;
     }
     this.db.exec('BEGIN');
+    const mark = this.changes?.length;
     try {
       write();
       this.db.exec('COMMIT');
     } catch (error) {
       this.db.exec('ROLLBACK');
+      this.dropChangesFrom(mark);
       throw error;
     }
+  }
+
+  private dropChangesFrom(mark: number | undefined): void {
+    if (mark === undefined || this.changes === undefined) return;
+    for (const [, params] of this.changes.splice(mark)) this.changeBytes -= paramBytes(params);
+  }
+
+  private record(sqlText: string, params: SqlValue[]): void {
+    if (this.changes === undefined) return;
+    this.changeBytes += paramBytes(params) + sqlText.length;
+    if (this.changeBytes > CHANGES_KEPT_BYTES) this.changes = undefined;
+    else this.changes.push([sqlText, params]);
+  }
+
+  /** The write statements since the last `changesSaved` (undefined: too many, or not replayable: save the whole database). */
+  get pendingChanges(): readonly Change[] | undefined {
+    return this.changes;
+  }
+
+  /** What `pendingChanges` held is in the saved index now (the whole database, or its delta). */
+  changesSaved(): void {
+    this.changes = [];
+    this.changeBytes = 0;
+  }
+
+  /** A change no list of statements says (a migration, a restored copy): the next save writes the whole database. */
+  changesNotReplayable(): void {
+    this.changes = undefined;
+  }
+
+  /** Runs statements a delta recorded (already saved, so not recorded again), in one transaction. */
+  replay(changes: readonly Change[]): void {
+    const kept = this.changes;
+    this.changes = undefined;
+    try {
+      this.transaction(() => {
+        for (const [sqlText, params] of changes) {
+          if (params.length === 0) this.db.exec(sqlText);
+          else this.prepared(sqlText).run(params);
+        }
+      });
+    } finally {
+      this.changes = kept;
+    }
+  }
+
+  /** A statement with no parameters that changes the database (a table made on first use): recorded like `exec`. */
+  execRaw(sqlText: string): void {
+    this.db.exec(sqlText);
+    this.record(sqlText, []);
   }
 
   scalar(sqlText: string, params: SqlValue[] = []): SqlValue {
@@ -126,6 +196,7 @@ export class Connection {
   /** Executes a write statement (prepared once and cached). */
   exec(sqlText: string, params: SqlValue[] = []): void {
     this.prepared(sqlText).run(params);
+    this.record(sqlText, params);
   }
 
   /** Executes a write statement and counts it as a generation (for a write made outside `transaction`). */
@@ -137,6 +208,12 @@ export class Connection {
   hasTable(name: string): boolean {
     return this.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) !== null;
   }
+}
+
+function paramBytes(params: readonly SqlValue[]): number {
+  let n = 16;
+  for (const p of params) n += typeof p === 'string' ? p.length : p instanceof Uint8Array ? p.length * 2 : 8;
+  return n;
 }
 
 /** A JSON column's value, or `fallback` when it is empty or not JSON. */

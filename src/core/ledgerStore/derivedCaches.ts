@@ -114,8 +114,8 @@ export class TermVectors implements TermVectorStore {
     const dict = this.dict ?? [];
     const vectors = this.pending;
     this.conn.writeDerived(() => {
-      this.conn.db.exec('CREATE TABLE IF NOT EXISTS term_dict (id INTEGER PRIMARY KEY, term TEXT NOT NULL)');
-      this.conn.db.exec('CREATE TABLE IF NOT EXISTS term_vector (key TEXT PRIMARY KEY, version TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID');
+      this.conn.execRaw('CREATE TABLE IF NOT EXISTS term_dict (id INTEGER PRIMARY KEY, term TEXT NOT NULL)');
+      this.conn.execRaw('CREATE TABLE IF NOT EXISTS term_vector (key TEXT PRIMARY KEY, version TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID');
       for (let id = this.dictSaved; id < dict.length; id++) this.conn.exec('INSERT OR REPLACE INTO term_dict (id, term) VALUES (?, ?)', [id, dict[id]!]);
       for (const row of vectors) this.conn.exec('INSERT OR REPLACE INTO term_vector (key, version, data) VALUES (?, ?, ?)', row);
       // Vectors of another extraction version are never read again.

@@ -26,6 +26,11 @@ export class FileStamps {
     return out;
   }
 
+  get(path: string): FileStamp | undefined {
+    const row = this.conn.rowValues('SELECT path, chain_id, size, mtime_ms, hash FROM artifact_file WHERE path = ?', [path])[0];
+    return row ? { path: String(row[0]), chainId: String(row[1]), size: Number(row[2]), mtimeMs: Number(row[3]), hash: String(row[4]) } : undefined;
+  }
+
   put(stamp: FileStamp): void {
     this.conn.writeDerived(() =>
       this.conn.exec('INSERT OR REPLACE INTO artifact_file (path, chain_id, size, mtime_ms, hash) VALUES (?, ?, ?, ?, ?)', [

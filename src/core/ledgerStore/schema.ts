@@ -49,11 +49,15 @@ const FREE_BYTES_LIMIT = 1024 * 1024;
  * and over 1 MB. Only storage changes: rows, their ids and the schema version stay.
  */
 export function compactIfMostlyFree(conn: Connection): void {
+  if (mostlyFree(conn)) conn.db.exec('VACUUM');
+}
+
+/** Whether free pages are over a quarter of the database and over 1 MB (the next save should be whole, to give them back). */
+export function mostlyFree(conn: Connection): boolean {
   const free = Number(conn.scalar('PRAGMA freelist_count'));
   const pages = Number(conn.scalar('PRAGMA page_count'));
   const pageSize = Number(conn.scalar('PRAGMA page_size'));
-  if (free * pageSize < FREE_BYTES_LIMIT || free < pages * FREE_SHARE_LIMIT) return;
-  conn.db.exec('VACUUM');
+  return free * pageSize >= FREE_BYTES_LIMIT && free >= pages * FREE_SHARE_LIMIT;
 }
 
 export function schemaVersion(conn: Connection): number {
@@ -83,6 +87,8 @@ export function migrate(conn: Connection): void {
     throw new CorruptDatabaseError('it is an SQLite database, but not a Context Ledger one');
   }
   if (current === SCHEMA_VERSION) return;
+  // The loaded bytes are not what is in memory now, and no recorded statement says so.
+  conn.changesNotReplayable();
   conn.transaction(() => {
     for (let i = current; i < SCHEMA_VERSION; i++) conn.db.exec(MIGRATIONS[i]!);
     conn.db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);

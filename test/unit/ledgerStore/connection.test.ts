@@ -33,6 +33,28 @@ describe('store connection', () => {
     assert.equal(conn.generation, before + 2, 'one generation per outermost transaction');
   });
 
+  test('the changes a delta save would write: every write statement in order, none of a rolled-back transaction', async () => {
+    const conn = await connection();
+    conn.changesSaved();
+    conn.exec('INSERT INTO t VALUES (?)', ['kept — ünïcode']);
+    assert.throws(() =>
+      conn.transaction(() => {
+        conn.exec('INSERT INTO t VALUES (?)', ['rolled back']);
+        throw new Error('late failure');
+      }),
+    );
+    conn.writeDerived(() => conn.exec('INSERT INTO t VALUES (?)', ['derived']));
+    assert.deepEqual(conn.pendingChanges, [['INSERT INTO t VALUES (?)', ['kept — ünïcode']], ['INSERT INTO t VALUES (?)', ['derived']]]);
+    // Replayed on a copy of the state before them, they give the same rows.
+    const copy = new Connection(new (await loadSqlJs()).Database(), systemClock);
+    copy.db.exec('CREATE TABLE t (v TEXT)');
+    copy.replay(conn.pendingChanges ?? []);
+    assert.deepEqual(copy.rowValues('SELECT v FROM t'), conn.rowValues('SELECT v FROM t'));
+    assert.deepEqual(copy.pendingChanges, [], 'what a replay ran is saved already');
+    conn.changesNotReplayable();
+    assert.equal(conn.pendingChanges, undefined, 'the next save is whole');
+  });
+
   test('derived writes commit without moving the generation, and roll back whole on failure', async () => {
     const conn = await connection();
     const before = conn.generation;
