@@ -5,7 +5,11 @@
 // harness's own mapping), and reports, for standing rules (conventions) and records apart, the
 // share of candidates holding a unit graded 1 or 2 per score bin, against the packer's curve.
 // For rules it fits the logistic 1 / (1 + e^(-slope (score - midpoint))) by maximum likelihood,
-// over all the sets given and with each repository left out in turn (`ruleWorth`, docs/benchmarks.md).
+// over all the sets given and with each repository left out in turn (docs/benchmarks.md), and the
+// same for the rules a tool loads for every file (`alwaysOnWorth` in src/core/assemble/options.ts:
+// the packer's floor for them where records compete). Leave-one-repository-out: each repository's
+// rules are scored by the curve fitted on the other repositories' rules, so the figure on it says
+// how the fit does on a repository it did not see.
 //
 // Usage (after `npm run build`, from the project root):
 //   node bench/devset/run.mjs --cli "node dist/cli.js" --stage /tmp/dev --work /tmp/dev-work
@@ -48,7 +52,14 @@ for (const [harness, work] of sets) {
     const result = JSON.parse(execFileSync(process.execPath, [cli, ...explain], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 }));
     for (const item of result.items) {
       const held = holds.get(item.id) ?? [];
-      rows.push({ repo: t.repo, type: item.type, score: item.score, inScope: item.components.path > 0, needed: held.some((u) => (grade.get(u) ?? 0) > 0) });
+      rows.push({
+        repo: t.repo,
+        type: item.type,
+        score: item.score,
+        inScope: item.components.path > 0,
+        alwaysOn: /loaded by its tool for every file/.test(item.reason),
+        needed: held.some((u) => (grade.get(u) ?? 0) > 0),
+      });
     }
   }
 }
@@ -83,13 +94,22 @@ function fit(data) {
   return best;
 }
 
-const rules = rows.filter((r) => r.type === 'convention' && r.inScope);
 table('records', rows.filter((r) => r.type !== 'convention'));
-table('standing rules in scope', rules);
-const all = fit(rules);
-console.log(`rules in scope, fitted: slope ${all.slope}, midpoint ${all.midpoint.toFixed(3)} (log-likelihood ${all.ll.toFixed(1)}; the steep curve ${logLikelihood(rules, STEEP).toFixed(1)})`);
-for (const repo of [...new Set(rules.map((r) => r.repo))]) {
-  const f = fit(rules.filter((r) => r.repo !== repo));
-  const out = rules.filter((r) => r.repo === repo);
-  console.log(`  without ${repo.padEnd(30)} slope ${f.slope}, midpoint ${f.midpoint.toFixed(3)}; on it: log-likelihood ${logLikelihood(out, logistic(f.slope, f.midpoint)).toFixed(1)}, steep curve ${logLikelihood(out, STEEP).toFixed(1)}`);
+function fitted(name, data) {
+  table(name, data);
+  const all = fit(data);
+  console.log(`${name}, fitted: slope ${all.slope}, midpoint ${all.midpoint.toFixed(3)} (log-likelihood ${all.ll.toFixed(1)}; the steep curve ${logLikelihood(data, STEEP).toFixed(1)})`);
+  let heldOut = 0;
+  let heldOutSteep = 0;
+  for (const repo of [...new Set(data.map((r) => r.repo))]) {
+    const f = fit(data.filter((r) => r.repo !== repo));
+    const out = data.filter((r) => r.repo === repo);
+    const ll = logLikelihood(out, logistic(f.slope, f.midpoint));
+    heldOut += ll;
+    heldOutSteep += logLikelihood(out, STEEP);
+    console.log(`  without ${repo.padEnd(30)} slope ${f.slope}, midpoint ${f.midpoint.toFixed(3)}; on it: log-likelihood ${ll.toFixed(1)}, steep curve ${logLikelihood(out, STEEP).toFixed(1)}`);
+  }
+  console.log(`  left-out folds together: log-likelihood ${heldOut.toFixed(1)}, steep curve ${heldOutSteep.toFixed(1)}`);
 }
+fitted('standing rules in scope', rows.filter((r) => r.type === 'convention' && r.inScope));
+fitted('rules loaded for every file', rows.filter((r) => r.type === 'convention' && r.alwaysOn));

@@ -35,6 +35,11 @@ export const DEFAULT_ASSEMBLE_OPTIONS: AssembleOptions = Object.freeze({
   modeValue: Object.freeze({ preview: 0.5, title: 0.15 }),
   worthSlope: 8,
   worthMidpoint: 1,
+  // How often a rule in scope held a unit the task needed, by its score: a logistic fitted by
+  // maximum likelihood on realbench's and the devset's 959 rules in scope, within slope 1.0-1.75,
+  // midpoint 1.15-1.525 with any one repository left out (bench/devset/calibrate.mjs). Used only
+  // for the rules loaded for every file against records (`rulesAgainstRecords` in packing.ts).
+  ruleWorth: Object.freeze({ slope: 1.25, midpoint: 1.4 }),
   unmatchedPathArtifacts: 'rules',
   unmatchedPathPenalty: 0.15,
   pathAlone: 0.3,
@@ -125,6 +130,7 @@ export function resolveOptions(patch: PartialOptions | undefined): AssembleOptio
     modeValue: mergeNumbers(d.modeValue, p.modeValue, 'modeValue', 1),
     worthSlope: finiteNumber(p.worthSlope ?? d.worthSlope, 'worthSlope', 0, 100),
     worthMidpoint: finiteNumber(p.worthMidpoint ?? d.worthMidpoint, 'worthMidpoint', 0, 100),
+    ruleWorth: mergeNumbers(d.ruleWorth, p.ruleWorth, 'ruleWorth', 100),
     unmatchedPathArtifacts: unmatched,
     unmatchedPathPenalty: finiteNumber(p.unmatchedPathPenalty ?? d.unmatchedPathPenalty, 'unmatchedPathPenalty', 0, 100),
     pathAlone: finiteNumber(p.pathAlone ?? d.pathAlone, 'pathAlone', 0, 1),

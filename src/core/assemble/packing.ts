@@ -61,8 +61,34 @@ const VALUE_OF_LEVEL = (options: AssembleOptions): readonly [number, number, num
   1,
 ];
 
+/** A standing rule its tool loads for a file in play: a folder's, a glob's or one loaded for every file (or a part of one). */
+function isRuleInScope(c: Candidate): boolean {
+  return c.pathMatch !== undefined && STANDING_RULE_TYPES.has(c.artifact.type);
+}
+
+/** Whether the ledger's records (decisions, learnings, notes, plans) compete with the rules for the room. */
+function recordsCompete(candidates: readonly Candidate[]): boolean {
+  return candidates.some((c) => c.layer !== 'fixed' && !STANDING_RULE_TYPES.has(c.artifact.type));
+}
+
+/**
+ * Whether the rules in scope are valued at least at what such rules were measured to be worth
+ * (`ruleWorth`) instead of on the records' steep curve: where records compete with them and
+ * the only rules in scope are those loaded for every file (a root AGENTS.md or CLAUDE.md,
+ * copilot-instructions.md, always-on rules). Records long and rich in the task's words then
+ * outrank, on words alone, the team's whole standing word for the file (test first, change
+ * scope, where the instructions are), which such rules hold one time in four or five
+ * (docs/benchmarks.md). Where a folder's or a glob's rules are in scope, they are the nearer
+ * word and come first in the packer's order; raising the root's rules beside them let short
+ * root sections take the room of the folder's own (measured: agent-framework lower). Among
+ * rules alone the steep curve orders them as the development sets chose.
+ */
+function rulesAgainstRecords(candidates: readonly Candidate[]): boolean {
+  return recordsCompete(candidates) && !candidates.some((c) => isRuleInScope(c) && c.pathMatch!.kind !== 'everywhere');
+}
+
 /** A candidate as the packer sees it: a value, a cost per level and the levels it may take. */
-function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate>): PackEntry {
+function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate>, againstRecords: boolean): PackEntry {
   const { options } = build;
   const a = c.artifact;
   // Bit `level` set: that level's cost was asked for exactly (and is memoised since).
@@ -71,7 +97,7 @@ function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate
     key: a.id,
     // Rules and pins are worth as much as the best match; the rest by score.
     // A section is worth its share of its artifact's match (sectionCandidates.ts).
-    value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options) * (c.sectionShare ?? 1),
+    value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options, againstRecords && isRuleInScope(c)) * (c.sectionShare ?? 1),
     updatedMs: c.doc.updatedMs,
     // A pin's sections are shown under it, beside its preview, though they rank with the rest.
     section: sectionFor(c.sectionOf?.layer ?? c.layer, a),
@@ -187,7 +213,7 @@ function packRulesInScope(
   state: PackState,
   room: number,
 ): void {
-  if (room <= 0 || !candidates.some((c) => c.layer !== 'fixed' && !STANDING_RULE_TYPES.has(c.artifact.type))) return;
+  if (room <= 0 || !recordsCompete(candidates)) return;
   const inScope = [...entries.task, ...entries.path, ...entries.global].filter((e) => {
     const c = entryOf.get(e)!;
     // A part offered only for room nothing else can use does not take this room from the layers.
@@ -212,11 +238,15 @@ function packLayers(
   const { options } = build;
   // A title line costs at least this many tokens, so no more entries than this can ever be shown.
   const maxShown = Math.ceil(budget / 6) + 16;
+  // The rules loaded for every file are worth what such rules were measured to be worth
+  // (`ruleWorth`) where records compete with them and no folder or glob rule of the files in
+  // play is nearer: see `rulesAgainstRecords`.
+  const againstRecords = rulesAgainstRecords(candidates);
   const entriesOf = (layer: 'task' | 'path' | 'global'): PackEntry[] =>
     candidates
       .filter((c) => c.layer === layer)
       .slice(0, maxShown)
-      .map((c) => makeEntry(build, c, entryOf));
+      .map((c) => makeEntry(build, c, entryOf, againstRecords));
   const entries = { task: entriesOf('task'), path: entriesOf('path'), global: entriesOf('global') };
   packRulesInScope(entries, candidates, entryOf, state, unusedFixedShare);
   const rest = state.remaining;
@@ -265,7 +295,7 @@ export function packContext(input: PackInput): Packing {
   const entryOf = new Map<PackEntry, Candidate>();
   const { brief, briefCost } = packBrief(build, task, state);
 
-  const fixedEntries = candidates.filter((c) => c.layer === 'fixed').map((c) => makeEntry(build, c, entryOf));
+  const fixedEntries = candidates.filter((c) => c.layer === 'fixed').map((c) => makeEntry(build, c, entryOf, false));
   const fixedUsed = packFixedTier(fixedEntries, state, budget, options);
   const workflow = packWorkflow(build, task, state, budget);
   const instructions = packInstructions(build, task, state, budget);

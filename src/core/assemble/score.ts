@@ -105,9 +105,18 @@ export function scoreComponents(input: ScoreInput, options: AssembleOptions): Sc
   };
 }
 
-/** The chance an artifact with this score is what the agent needs (see `worthSlope`). */
-export function expectedWorth(score: number, options: AssembleOptions): number {
-  return 1 / (1 + Math.exp(-options.worthSlope * (score - options.worthMidpoint)));
+/**
+ * The chance an artifact with this score is what the agent needs (see `worthSlope`). A rule
+ * in scope valued against records (`asRule`, see `rulesAgainstRecords` in packing.ts) is worth
+ * at least what such rules were measured to be worth (`ruleWorth`): the team wrote it for every
+ * change there, and the task's words rarely name it, so its score says little of whether it is
+ * needed; a strong match keeps the steep curve's worth.
+ */
+export function expectedWorth(score: number, options: AssembleOptions, asRule = false): number {
+  const steep = 1 / (1 + Math.exp(-options.worthSlope * (score - options.worthMidpoint)));
+  const { slope, midpoint } = options.ruleWorth;
+  if (!asRule || slope <= 0) return steep;
+  return Math.max(steep, 1 / (1 + Math.exp(-slope * (score - midpoint))));
 }
 
 /** What scoring knows about the build: the task's words, the BM25F scores and the options. */

@@ -90,6 +90,15 @@ export interface AssembleOptions {
   worthSlope: number;
   worthMidpoint: number;
   /**
+   * The least expected worth of a rule loaded for every file (a root AGENTS.md or CLAUDE.md,
+   * copilot-instructions.md, an always-on rule, and their parts) where records compete with it
+   * and no folder's or glob's rule is in scope: the same logistic with its own slope and
+   * midpoint, fitted by maximum likelihood to how often rules in scope held a unit the task
+   * needed on realbench and the devset (bench/devset/calibrate.mjs; docs/benchmarks.md).
+   * Slope 0 turns it off.
+   */
+  ruleWorth: { slope: number; midpoint: number };
+  /**
    * Path-scope artifacts whose globs match no active path: 'rank' lets them compete in
    * the global layer on their text relevance (with a penalty), 'exclude' leaves them out,
    * 'rules' (the default) leaves out standing rules (conventions: their paths are where they

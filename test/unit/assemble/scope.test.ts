@@ -124,6 +124,40 @@ describe('rules loaded for every file', () => {
     for (const [id] of rules) assert.equal(rulesOnly.items.find((i) => i.id === id)?.mode, 'full');
   });
 
+  test('beyond the room rules and pins left unused, the rules loaded for every file are worth what such rules were measured to be worth against records, unless a folder rule is in scope', async () => {
+    // A pin fills the fixed tier's share, so no unused share is left for the rules in scope.
+    // Three root AGENTS.md rules share no word with the task; eight long records share many.
+    // On the records' steep worth curve the rules are worth a hundredth of a record and come
+    // as previews at best; such rules held a unit the task needed about one time in four
+    // (docs/benchmarks.md), and against the records they are worth that.
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'house-pin', type: 'convention', pinned: true, title: 'House style', body: `Prefer tabs in Makefiles. ${FILLER.repeat(4)}` });
+    addSnapshotRecords(store);
+    const rules: Array<[string, string, string]> = [
+      ['agents-md-git', 'Git', 'Sign off every commit with git commit -s. Rebase on main before you push. '],
+      ['agents-md-tdd', 'Test first', 'Write the failing test before the fix and run make check before review. '],
+      ['agents-md-scope', 'Change scope', 'Change only what the task asks for: no drive-by refactors. '],
+    ];
+    for (const [id, title, body] of rules) store.createArtifact({ id, type: 'convention', source: 'import:agents-md:AGENTS.md', title, body: body.repeat(6) });
+    const build = (options?: { ruleWorth: { slope: number } }) => assembleContext(store, { budget: 1500, now: NOW, task: TASK, paths: PATHS, log: false, ...(options ? { options } : {}) });
+    const result = await build();
+    const mode = (r: typeof result, id: string) => r.items.find((i) => i.id === id)?.mode;
+    const listing = (r: typeof result) => r.items.map((i) => `${i.id} ${i.mode} ${i.score.toFixed(2)}`).join('\n');
+    for (const [id] of rules) assert.equal(mode(result, id), 'full', listing(result));
+    assert.ok(result.items.some((i) => i.id.startsWith('adr-') && i.mode === 'full'), 'the records keep the rest of the room');
+    assert.ok(result.tokensUsed <= 1500);
+    // On the steep curve alone (the floor off) the records take that room.
+    const steep = await build({ ruleWorth: { slope: 0 } });
+    assert.ok(rules.some(([id]) => mode(steep, id) !== 'full'), listing(steep));
+    // Among rules alone, or where a folder's own rule is in scope (the nearer word, first in the
+    // packer's order), the floor does not apply: the rules are ranked as before.
+    store.createArtifact({ id: 'py-changelog', type: 'convention', scope: 'path', paths: ['python/**'], title: 'Changelog Ownership', body: 'Only release managers edit CHANGELOG.md files.' });
+    assert.equal((await build()).text, (await build({ ruleWorth: { slope: 0 } })).text);
+    store.archive('py-changelog');
+    for (let i = 0; i < 8; i++) store.archive(`adr-${i}`);
+    assert.equal((await build()).text, (await build({ ruleWorth: { slope: 0 } })).text);
+  });
+
   test("a rule its tool marks always-on (Cursor's alwaysApply) is in scope for any file in play, like a root AGENTS.md; a person's own pin is always in, but no tool loads it for a file", async () => {
     const store = await withRootRules();
     const imported = parseAgentRules([{ path: '.cursor/rules/commits.mdc', content: '---\ndescription: Commits\nalwaysApply: true\n---\n\n# Commits\n\nSign off every commit with git commit -s.\n' }]);
