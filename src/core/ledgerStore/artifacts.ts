@@ -16,7 +16,7 @@ import {
   titleOfReference,
 } from '../model';
 import { joinExtra, type RecordedFields, splitExtra, withoutRecorded } from '../artifactSchema';
-import { CONTENT_FIELDS, normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
+import { normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
 import { type Connection, parseJson } from './connection';
 
 export interface ArtifactFilter {
