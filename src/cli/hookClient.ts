@@ -137,14 +137,21 @@ export function askServer(socket: string, job: HookJob): Promise<HookAnswer | un
   });
 }
 
-/** Starts the server for `workspace` in the background, detached from the agent's hook process. */
-export function startServer(script: string, workspace: string): void {
+/**
+ * Starts the server for `workspace` in the background, detached from the agent's hook process
+ * (or the MCP server, which watches it for an early exit); undefined when it could not be.
+ */
+export function startServer(script: string, workspace: string): ChildProcess.ChildProcess | undefined {
   try {
     // Required here: only the first hook of a workspace starts a server.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    (require('node:child_process') as typeof ChildProcess).spawn(process.execPath, [script, 'hook', '--serve'], { cwd: workspace, detached: true, stdio: 'ignore', env: process.env }).unref();
+    const child = (require('node:child_process') as typeof ChildProcess).spawn(process.execPath, [script, 'hook', '--serve'], { cwd: workspace, detached: true, stdio: 'ignore', env: process.env });
+    child.on('error', () => undefined);
+    child.unref();
+    return child;
   } catch {
     // Best effort: hooks answer on their own without it.
+    return undefined;
   }
 }
 

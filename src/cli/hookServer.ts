@@ -22,6 +22,7 @@ import type { LedgerSession } from '../node/session';
 import { type CommandContext, openSession } from './commandContext';
 import { type HookJob, askServer, ensureSocketFolder, jobWorkspace, socketPathFor } from './hookClient';
 import { runHookJob } from './hookRun';
+import { isMcpHello, type McpHost, serveMcpConnection } from './mcp/remoteServe';
 
 const IDLE_MS = 20 * 60 * 1000;
 /** How often the server checks that its ledger is still there. */
@@ -59,6 +60,10 @@ async function listen(server: net.Server, socket: string, job: HookJob): Promise
 interface KeptLedger {
   readonly file: string;
   read<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T>;
+  /** Through the session's one write path, in turn with the reads. */
+  write<T>(fn: (store: LedgerStore) => T): Promise<T>;
+  /** Reads in what the watch saw change, now; true when the ledger changed. */
+  refresh(): Promise<boolean>;
   /** The ms the last read spent bringing the ledger up to date first (undefined: it did not need to). */
   readonly lastRefreshMs: number | undefined;
   close(): void;
@@ -128,6 +133,18 @@ async function keepLedger(context: CommandContext): Promise<KeptLedger> {
         return session.readAsIs(fn);
       });
     },
+    write(fn) {
+      return serial(async () => {
+        quiet = false;
+        return session.write(fn);
+      });
+    },
+    refresh() {
+      return serial(async () => {
+        quiet = false;
+        return (await refreshIfChanged())?.changed ?? false;
+      });
+    },
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
@@ -152,18 +169,34 @@ export async function serveHooks(context: CommandContext, script: string): Promi
   }
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
+  /** MCP servers connected now: the server does not end idle while one is. */
+  let mcpConnections = 0;
+  const mcpHost: McpHost = {
+    workspace,
+    kept: { dbFile: kept.file, access: { read: (fn) => kept.read(fn), write: (fn) => kept.write(fn) }, refresh: () => kept.refresh() },
+    busy: () => resetIdle(),
+    opened: () => void mcpConnections++,
+    closed: () => {
+      mcpConnections--;
+      resetIdle();
+    },
+  };
   const server = net.createServer((connection) => {
     resetIdle();
     let data = '';
     connection.setEncoding('utf8');
     connection.setTimeout(READ_MS, () => connection.destroy());
-    connection.on('data', (chunk: string) => {
+    const onData = (chunk: string): void => {
       data += chunk;
       if (!data.includes('\n')) return;
       connection.setTimeout(0);
+      connection.off('data', onData);
       let job: HookJob;
       try {
-        job = JSON.parse(data.slice(0, data.indexOf('\n'))) as HookJob;
+        const first: unknown = JSON.parse(data.slice(0, data.indexOf('\n')));
+        // An MCP server's ledger requests: the connection is theirs from now on.
+        if (isMcpHello(first)) return serveMcpConnection(connection, first, data.slice(data.indexOf('\n') + 1), mcpHost);
+        job = first as HookJob;
       } catch {
         connection.end(`${JSON.stringify({ error: 'not a hook job' })}\n`);
         return;
@@ -188,7 +221,8 @@ export async function serveHooks(context: CommandContext, script: string): Promi
           connection.end(`${JSON.stringify({ error: message })}\n`, () => stop(`a hook failed: ${message}`));
         },
       );
-    });
+    };
+    connection.on('data', onData);
     connection.on('error', () => undefined);
   });
   const stop = (why: string): void => {
@@ -199,7 +233,7 @@ export async function serveHooks(context: CommandContext, script: string): Promi
   };
   const resetIdle = (): void => {
     if (idle) clearTimeout(idle);
-    idle = setTimeout(() => stop('idle'), idleMs());
+    idle = setTimeout(() => (mcpConnections > 0 ? resetIdle() : stop('idle')), idleMs());
   };
   if (!(await listen(server, socket, { agent: 'claude-code', event: 'session-start', payload: {}, cwd: workspace, showCommand: '' }))) {
     kept.close();

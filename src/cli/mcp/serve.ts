@@ -12,8 +12,10 @@ import { type HttpPlace, parseHttpPlace, serveHttp } from './http';
 import { assertExpandedDb, assertLedgerFile, ledgerFromRoots, locateLedger, unreviewedPolicy } from './ledger';
 import { createMcpServer, type McpServices, ServedLedger } from './server';
 import { BoundedStdioTransport } from './stdio';
+import { remoteLedger } from './remote';
 import { LedgerWatch } from './watch';
-import { errorText, LedgerWorker, log, type Served, setLogSink } from './worker';
+import type { LedgerBackend, Served } from './calls';
+import { errorText, LedgerWorker, log, setLogSink } from './worker';
 
 /** How long the client may take to list its roots. */
 const ROOTS_TIMEOUT_MS = 5000;
@@ -22,7 +24,7 @@ const ROOTS_TIMEOUT_MS = 5000;
  * With no ledger where the server started, the client's roots (its open folders) may hold
  * one: asked once the session is up, and again when the client says its roots changed.
  */
-function followRoots(server: Server, worker: LedgerWorker, ledger: ServedLedger, opened: (served: Served) => void): void {
+function followRoots(server: Server, worker: LedgerBackend, ledger: ServedLedger, opened: (served: Served) => void): void {
   const search = async () => {
     if (ledger.served || !server.getClientCapabilities()?.roots) return;
     const { roots } = await server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
@@ -98,7 +100,10 @@ export async function serveMcp(context: CommandContext): Promise<number> {
     unreviewedPolicy(stringOption(context.options, 'unreviewed'), located.place.workspace);
     assertLedgerFile(located.place.file);
   } else unreviewedPolicy(stringOption(context.options, 'unreviewed'), context.cwd);
-  const worker = new LedgerWorker(process.argv.slice(2));
+  // On stdio, the ledger is the workspace's ledger server's when it can be (./remote.ts), else this process's own thread.
+  const argv = process.argv.slice(2);
+  const remote = place === undefined && 'place' in located ? await remoteLedger(located.place, stringOption(context.options, 'unreviewed'), argv) : undefined;
+  const worker: LedgerBackend = remote ?? new LedgerWorker(argv);
   let ledger: ServedLedger;
   try {
     ledger = new ServedLedger(await worker.ready);
@@ -112,7 +117,7 @@ export async function serveMcp(context: CommandContext): Promise<number> {
     watch.watch(served.file);
     log(`serving ${served.file} (workspace ${served.workspace}, ${how}); unreviewed knowledge: ${served.policy} (${served.from})`, 'info');
   };
-  if (ledger.served) serve(ledger.served, place ? 'over HTTP' : 'on stdio');
+  if (ledger.served) serve(ledger.served, place ? 'over HTTP' : remote ? "on stdio, the ledger kept by the workspace's ledger server" : 'on stdio');
   else log(ledger.missing);
   const services: McpServices = { worker, ledger, watch };
   try {
