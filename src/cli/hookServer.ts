@@ -1,12 +1,15 @@
 /**
- * The agent hooks' warm server: one background process per workspace that keeps its ledger
- * open, so a hook answers in the time of a warm build instead of opening sql.js, reading the
+ * The workspace's ledger server: one background process per workspace that keeps its ledger
+ * open for the agent hooks and the MCP servers on stdio (their relays: ./mcp/relay.ts, served by
+ * ./mcp/remoteServe.ts), so every front end of the workspace reads one ledger in memory, and a
+ * hook answers in the time of a warm build instead of opening sql.js, reading the
  * database and indexing every artifact again for each prompt and each write (about a second
  * at 10,000 artifacts; npm run bench). The first hook of a workspace starts it and answers
  * on its own; the next ones ask it over a socket only its user can open. It brings the ledger
  * up to date before an answer when a file it follows changed (another process's write, the
  * Markdown mirror, a knowledge file; told by file events: ledgerWatch.ts), answers one
- * hook at a time, and ends after 20 idle minutes, when its ledger goes away, or when the CLI
+ * hook or MCP request at a time, and ends after 20 idle minutes (not while an MCP client is
+ * connected), when its ledger goes away, or when the CLI
  * that started it is rebuilt (the socket's name carries the CLI's path and time).
  * `CONTEXT_LEDGER_HOOK_SERVER=off` turns it off: every hook then opens the ledger itself.
  */
@@ -22,7 +25,8 @@ import type { LedgerSession } from '../node/session';
 import { type CommandContext, openSession } from './commandContext';
 import { type HookJob, askServer, ensureSocketFolder, jobWorkspace, socketPathFor } from './hookClient';
 import { runHookJob } from './hookRun';
-import { isMcpHello, type McpHost, serveMcpConnection } from './mcp/remoteServe';
+import type { McpHost } from './mcp/remoteServe';
+import { isMcpHello } from './mcp/relay';
 
 const IDLE_MS = 20 * 60 * 1000;
 /** How often the server checks that its ledger is still there. */
@@ -195,7 +199,12 @@ export async function serveHooks(context: CommandContext, script: string): Promi
       try {
         const first: unknown = JSON.parse(data.slice(0, data.indexOf('\n')));
         // An MCP server's ledger requests: the connection is theirs from now on.
-        if (isMcpHello(first)) return serveMcpConnection(connection, first, data.slice(data.indexOf('\n') + 1), mcpHost);
+        if (isMcpHello(first)) {
+          const rest = data.slice(data.indexOf('\n') + 1);
+          // Loaded on the first MCP client only: a server that answers hooks alone never loads the MCP SDK.
+          void import('./mcp/remoteServe.js').then((m) => m.serveMcpSession(connection, first, rest, mcpHost)).catch(() => connection.destroy());
+          return;
+        }
         job = first as HookJob;
       } catch {
         connection.end(`${JSON.stringify({ error: 'not a hook job' })}\n`);

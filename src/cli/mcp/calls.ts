@@ -12,11 +12,10 @@ import { renderWhichReport } from '../../core/formats/ruleSimulator';
 import { UserError } from '../../core/model';
 import { whichRules } from '../../node/whichRules';
 import type { LedgerPlace } from './ledger';
-import { serializedBuildContext } from './results';
+import { errorText } from './log';
 
-export function errorText(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
-}
+export { errorText } from './log';
+import { serializedBuildContext } from './results';
 
 export function userText(error: unknown): string {
   return error instanceof UserError ? `${error.message}${error.hint ? ` ${error.hint}` : ''}` : errorText(error);

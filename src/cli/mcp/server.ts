@@ -20,7 +20,7 @@ import { PROMPTS } from './prompts';
 import { mcpOutputSchema, mcpToolResult } from './results';
 import type { LedgerWatch } from './watch';
 import type { ArtifactSummary, LedgerBackend, LedgerReply, Served } from './calls';
-import { errorText, log } from './worker';
+import { errorText, log } from './log';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
 const VERSION = typeof CONTEXT_LEDGER_VERSION === 'string' ? CONTEXT_LEDGER_VERSION : 'dev';

@@ -12,7 +12,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { idFromRef, URN_PREFIX } from '../../core/model';
 import { mirrorFolderOf } from '../../node/ledgerFolder';
 import type { LedgerBackend } from './calls';
-import { errorText, log } from './worker';
+import { errorText, log } from './log';
 
 /** Changes closer together than this are one change (an editor's save is several events). */
 const SETTLE_MS = 150;

@@ -7,13 +7,11 @@
 import * as path from 'node:path';
 import { parentPort, Worker } from 'node:worker_threads';
 import { UserError } from '../../core/model';
-import type { LedgerSession } from '../../node/session';
 import { stringOption } from '../args';
 import type { CommandContext } from '../commandContext';
 import {
   answerLedgerRequest,
   callEnv,
-  errorText,
   type KeptForCalls,
   type LedgerBackend,
   type LedgerMessage,
@@ -23,22 +21,27 @@ import {
   type Served,
   userText,
 } from './calls';
-import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, unreviewedPolicy } from './ledger';
+import type { LedgerAccess } from '../../core/agentTools';
+import { LedgerSession } from '../../node/session';
+import { assertLedgerFile, type LedgerPlace, locateLedger, unreviewedPolicy } from './ledger';
+import { errorText, log } from './log';
 
-export { errorText } from './calls';
+/**
+ * Opens the served ledger as every front end does, through the one ledger session: never
+ * creating an empty one, but building it from the artifact files of a fresh clone.
+ */
+async function openServedLedger(place: LedgerPlace, say: (text: string) => void): Promise<LedgerSession> {
+  assertLedgerFile(place.file);
+  return LedgerSession.open({ cwd: place.workspace, dbFile: place.file, create: false, say });
+}
+
+/** Store access for the tools: the session's reads (after following the files) and its one write path. */
+function ledgerAccess(session: LedgerSession): LedgerAccess {
+  return { read: (fn) => session.read(fn), write: (fn) => session.write(fn) };
+}
+
 export type { ArtifactSummary, Served } from './calls';
 
-let logSink: ((text: string, level: 'info' | 'warning') => void) | undefined;
-
-/** Where the main thread's log lines go besides stderr (the client, as MCP log messages). */
-export function setLogSink(sink: typeof logSink): void {
-  logSink = sink;
-}
-
-export function log(text: string, level: 'info' | 'warning' = 'warning'): void {
-  process.stderr.write(`context-ledger mcp: ${text}\n`);
-  logSink?.(text, level);
-}
 
 /** Cancelled call ids, shared with the worker: it can read them in the middle of a synchronous build. */
 const CANCEL_SLOTS = 64;

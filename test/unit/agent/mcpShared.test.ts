@@ -65,8 +65,8 @@ test('two MCP servers on one workspace share one ledger server: writes, a teamma
   const a = await serve(workspace);
   const b = await serve(workspace);
   try {
-    assert.match(a.stderr(), /the ledger kept by the workspace's ledger server/);
-    assert.match(b.stderr(), /the ledger kept by the workspace's ledger server/);
+    assert.match(a.stderr(), /the ledger is kept by the workspace's ledger server/);
+    assert.match(b.stderr(), /the ledger is kept by the workspace's ledger server/);
     assert.equal(ledgerServers(workspace).length, 1, 'one ledger process for both MCP servers');
 
     // A write through one is read through the other.
@@ -103,7 +103,7 @@ test('an MCP server whose ledger server is killed mid-session answers on its own
     assert.ok(server !== undefined);
     process.kill(server, 'SIGKILL');
     for (let i = 0; i < 50 && !/stopped/.test(a.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.match(a.stderr(), /the workspace's ledger server stopped: this server opens the ledger itself/);
+    assert.match(a.stderr(), /the workspace's ledger server stopped: this server keeps the ledger itself for the rest of the session/);
     assert.match(await text(a.client, 'search_artifacts', { query: 'RabbitMQ' }), /Queue broker is RabbitMQ/);
     await text(a.client, 'create_artifact', { type: 'learning', title: 'Written after the server went away', body: 'Still recorded.' });
     assert.equal(cli(['list', '--text', 'went away'], { cwd: workspace }).stdout.includes('Written after the server went away'), true);
