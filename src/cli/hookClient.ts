@@ -61,6 +61,12 @@ export function jobWorkspace(job: HookJob): string {
   return workspaceOf(jobCwd(job), job.db);
 }
 
+/** The CLI script this process runs, when it is the bundled CLI (workers and the ledger server run the same file). */
+export function cliScript(): string | undefined {
+  const main = require.main?.filename;
+  return main !== undefined && path.basename(main) === 'cli.js' ? main : undefined;
+}
+
 export function serverEnabled(): boolean {
   return process.env.CONTEXT_LEDGER_HOOK_SERVER !== 'off';
 }

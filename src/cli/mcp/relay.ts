@@ -18,7 +18,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { UserError } from '../../core/model';
 import { stringOption } from '../args';
 import type { CommandContext } from '../commandContext';
-import { ensureSocketFolder, serverEnabled, socketPathFor, startServer } from '../hookClient';
+import { cliScript, ensureSocketFolder, serverEnabled, socketPathFor, startServer } from '../hookClient';
 import { assertExpandedDb, assertLedgerFile, type LedgerPlace, locateLedger } from './ledger';
 import { log } from './log';
 
@@ -42,12 +42,6 @@ export interface Takeover {
   input: PassThrough;
   /** What the own server writes: to stdout, but for the answer to the replayed `initialize`. */
   output: Writable;
-}
-
-/** The bundled CLI this process runs (the server runs the same one); undefined when unbundled (tests of the sources). */
-function cliScript(): string | undefined {
-  const main = require.main?.filename;
-  return main !== undefined && path.basename(main) === 'cli.js' ? main : undefined;
 }
 
 function connect(socket: string): Promise<net.Socket | undefined> {
