@@ -7,6 +7,7 @@
  * server whose ledger server is off or killed still answers.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -58,6 +59,12 @@ function ledgerServers(workspace: string): number[] {
   return found;
 }
 
+/** Ends the workspace's ledger servers and waits until they are gone (each writes a last log line into the workspace). */
+async function stopServers(workspace: string): Promise<void> {
+  for (const pid of ledgerServers(workspace)) process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 50 && ledgerServers(workspace).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
 test('two MCP servers on one workspace share one ledger server: writes, a teammate\'s file, a private socket', async (t) => {
   if (process.platform !== 'linux') return t.skip('reads /proc');
   const workspace = tempDir('ledger-mcp-shared-');
@@ -87,8 +94,8 @@ test('two MCP servers on one workspace share one ledger server: writes, a teamma
   } finally {
     await a.client.close();
     await b.client.close();
-    for (const pid of ledgerServers(workspace)) process.kill(pid, 'SIGTERM');
-    fs.rmSync(workspace, { recursive: true, force: true });
+    await stopServers(workspace);
+    fs.rmSync(workspace, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
 
@@ -109,7 +116,7 @@ test('an MCP server whose ledger server is killed mid-session answers on its own
     assert.equal(cli(['list', '--text', 'went away'], { cwd: workspace }).stdout.includes('Written after the server went away'), true);
   } finally {
     await a.client.close();
-    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(workspace, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
 
@@ -124,6 +131,36 @@ test('with the ledger server off (CONTEXT_LEDGER_HOOK_SERVER=off) an MCP server 
     assert.deepEqual(ledgerServers(workspace), []);
   } finally {
     await a.client.close();
-    fs.rmSync(workspace, { recursive: true, force: true });
+    fs.rmSync(workspace, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  }
+});
+
+test('the relay an agent starts loads neither the MCP SDK nor zod nor the ledger; the answers are the server\'s', async () => {
+  const workspace = tempDir('ledger-mcp-relay-');
+  assert.equal(cli(['add', '--type', 'decision', '--title', 'Queue broker is RabbitMQ', '--body', 'Webhook jobs go through RabbitMQ.'], { cwd: workspace }).code, 0);
+  // Preloaded into the MCP process: prints the files it loaded when it exits.
+  const probe = path.join(workspace, 'probe.cjs');
+  fs.writeFileSync(probe, "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n");
+  try {
+    const child = spawn(process.execPath, ['-r', probe, CLI, 'mcp'], { cwd: workspace, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...(message as object) })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'relay-test', version: '1' } } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'search_artifacts', arguments: { query: 'RabbitMQ' } } });
+    for (let i = 0; i < 300 && !/"id":2\}/.test(out); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    assert.match(out, /Queue broker is RabbitMQ/);
+    assert.match(err, /kept by the workspace's ledger server/);
+    const files = JSON.parse(/^LOADED (.*)$/m.exec(err)![1]!) as string[];
+    assert.ok(files.some((f) => f.endsWith('cli.js')));
+    assert.deepEqual(files.filter((f) => /vendor-(agent|zod)\.js|tokenizer-/.test(f)), []);
+  } finally {
+    await stopServers(workspace);
+    fs.rmSync(workspace, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 });
