@@ -61,6 +61,12 @@ export function jobWorkspace(job: HookJob): string {
   return workspaceOf(jobCwd(job), job.db);
 }
 
+/** The CLI script this process runs, when it is the bundled CLI (workers and the ledger server run the same file). */
+export function cliScript(): string | undefined {
+  const main = require.main?.filename;
+  return main !== undefined && path.basename(main) === 'cli.js' ? main : undefined;
+}
+
 export function serverEnabled(): boolean {
   return process.env.CONTEXT_LEDGER_HOOK_SERVER !== 'off';
 }
@@ -137,14 +143,21 @@ export function askServer(socket: string, job: HookJob): Promise<HookAnswer | un
   });
 }
 
-/** Starts the server for `workspace` in the background, detached from the agent's hook process. */
-export function startServer(script: string, workspace: string): void {
+/**
+ * Starts the server for `workspace` in the background, detached from the agent's hook process
+ * (or the MCP server, which watches it for an early exit); undefined when it could not be.
+ */
+export function startServer(script: string, workspace: string): ChildProcess.ChildProcess | undefined {
   try {
     // Required here: only the first hook of a workspace starts a server.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    (require('node:child_process') as typeof ChildProcess).spawn(process.execPath, [script, 'hook', '--serve'], { cwd: workspace, detached: true, stdio: 'ignore', env: process.env }).unref();
+    const child = (require('node:child_process') as typeof ChildProcess).spawn(process.execPath, [script, 'hook', '--serve'], { cwd: workspace, detached: true, stdio: 'ignore', env: process.env });
+    child.on('error', () => undefined);
+    child.unref();
+    return child;
   } catch {
     // Best effort: hooks answer on their own without it.
+    return undefined;
   }
 }
 

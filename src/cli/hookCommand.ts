@@ -3,19 +3,13 @@
  * the same command through the light client, dist/hook.cjs: hookMain.ts). The run itself is
  * hookFront.ts; this file is the command: its options, `--last` (the log) and `--serve`.
  */
-import * as path from 'node:path';
 import { HOOK_AGENTS, HOOK_EVENTS, isHookAgent, isHookEvent } from '../core/hooks/agents';
 import { UserError } from '../core/model';
 import { readHookLog } from '../node/hooks/hookFiles';
 import { stringOption } from './args';
 import { type Command, type CommandContext, isJson, printJson } from './commandContext';
+import { cliScript } from './hookClient';
 import { runHook } from './hookFront';
-
-/** The CLI script this process runs, when it is the bundled CLI (the worker runs the same file). */
-function cliScript(): string | undefined {
-  const main = require.main?.filename;
-  return main !== undefined && path.basename(main) === 'cli.js' ? main : undefined;
-}
 
 function showLog(context: CommandContext): void {
   const raw = context.positionals[0];

@@ -1,12 +1,15 @@
 /**
- * The agent hooks' warm server: one background process per workspace that keeps its ledger
- * open, so a hook answers in the time of a warm build instead of opening sql.js, reading the
+ * The workspace's ledger server: one background process per workspace that keeps its ledger
+ * open for the agent hooks and the MCP servers on stdio (their relays: ./mcp/relay.ts, served by
+ * ./mcp/remoteServe.ts), so every front end of the workspace reads one ledger in memory, and a
+ * hook answers in the time of a warm build instead of opening sql.js, reading the
  * database and indexing every artifact again for each prompt and each write (about a second
  * at 10,000 artifacts; npm run bench). The first hook of a workspace starts it and answers
  * on its own; the next ones ask it over a socket only its user can open. It brings the ledger
  * up to date before an answer when a file it follows changed (another process's write, the
  * Markdown mirror, a knowledge file; told by file events: ledgerWatch.ts), answers one
- * hook at a time, and ends after 20 idle minutes, when its ledger goes away, or when the CLI
+ * hook or MCP request at a time, and ends after 20 idle minutes (not while an MCP client is
+ * connected), when its ledger goes away, or when the CLI
  * that started it is rebuilt (the socket's name carries the CLI's path and time).
  * `CONTEXT_LEDGER_HOOK_SERVER=off` turns it off: every hook then opens the ledger itself.
  */
@@ -22,6 +25,8 @@ import type { LedgerSession } from '../node/session';
 import { type CommandContext, openSession } from './commandContext';
 import { type HookJob, askServer, ensureSocketFolder, jobWorkspace, socketPathFor } from './hookClient';
 import { runHookJob } from './hookRun';
+import type { McpHost } from './mcp/remoteServe';
+import { isMcpHello } from './mcp/relay';
 
 const IDLE_MS = 20 * 60 * 1000;
 /** How often the server checks that its ledger is still there. */
@@ -59,6 +64,10 @@ async function listen(server: net.Server, socket: string, job: HookJob): Promise
 interface KeptLedger {
   readonly file: string;
   read<T>(fn: (store: LedgerStore) => T | Promise<T>): Promise<T>;
+  /** Through the session's one write path, in turn with the reads. */
+  write<T>(fn: (store: LedgerStore) => T): Promise<T>;
+  /** Reads in what the watch saw change, now; true when the ledger changed. */
+  refresh(): Promise<boolean>;
   /** The ms the last read spent bringing the ledger up to date first (undefined: it did not need to). */
   readonly lastRefreshMs: number | undefined;
   close(): void;
@@ -128,6 +137,18 @@ async function keepLedger(context: CommandContext): Promise<KeptLedger> {
         return session.readAsIs(fn);
       });
     },
+    write(fn) {
+      return serial(async () => {
+        quiet = false;
+        return session.write(fn);
+      });
+    },
+    refresh() {
+      return serial(async () => {
+        quiet = false;
+        return (await refreshIfChanged())?.changed ?? false;
+      });
+    },
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
@@ -152,18 +173,39 @@ export async function serveHooks(context: CommandContext, script: string): Promi
   }
   let queue: Promise<unknown> = Promise.resolve();
   let idle: NodeJS.Timeout | undefined;
+  /** MCP servers connected now: the server does not end idle while one is. */
+  let mcpConnections = 0;
+  const mcpHost: McpHost = {
+    workspace,
+    kept: { dbFile: kept.file, access: { read: (fn) => kept.read(fn), write: (fn) => kept.write(fn) }, refresh: () => kept.refresh() },
+    busy: () => resetIdle(),
+    opened: () => void mcpConnections++,
+    closed: () => {
+      mcpConnections--;
+      resetIdle();
+    },
+  };
   const server = net.createServer((connection) => {
     resetIdle();
     let data = '';
     connection.setEncoding('utf8');
     connection.setTimeout(READ_MS, () => connection.destroy());
-    connection.on('data', (chunk: string) => {
+    const onData = (chunk: string): void => {
       data += chunk;
       if (!data.includes('\n')) return;
       connection.setTimeout(0);
+      connection.off('data', onData);
       let job: HookJob;
       try {
-        job = JSON.parse(data.slice(0, data.indexOf('\n'))) as HookJob;
+        const first: unknown = JSON.parse(data.slice(0, data.indexOf('\n')));
+        // An MCP server's ledger requests: the connection is theirs from now on.
+        if (isMcpHello(first)) {
+          const rest = data.slice(data.indexOf('\n') + 1);
+          // Loaded on the first MCP client only: a server that answers hooks alone never loads the MCP SDK.
+          void import('./mcp/remoteServe.js').then((m) => m.serveMcpSession(connection, first, rest, mcpHost)).catch(() => connection.destroy());
+          return;
+        }
+        job = first as HookJob;
       } catch {
         connection.end(`${JSON.stringify({ error: 'not a hook job' })}\n`);
         return;
@@ -188,7 +230,8 @@ export async function serveHooks(context: CommandContext, script: string): Promi
           connection.end(`${JSON.stringify({ error: message })}\n`, () => stop(`a hook failed: ${message}`));
         },
       );
-    });
+    };
+    connection.on('data', onData);
     connection.on('error', () => undefined);
   });
   const stop = (why: string): void => {
@@ -199,7 +242,7 @@ export async function serveHooks(context: CommandContext, script: string): Promi
   };
   const resetIdle = (): void => {
     if (idle) clearTimeout(idle);
-    idle = setTimeout(() => stop('idle'), idleMs());
+    idle = setTimeout(() => (mcpConnections > 0 ? resetIdle() : stop('idle')), idleMs());
   };
   if (!(await listen(server, socket, { agent: 'claude-code', event: 'session-start', payload: {}, cwd: workspace, showCommand: '' }))) {
     kept.close();

@@ -8,7 +8,9 @@
 //    status-bar meter, beside the same code-server with only the do-nothing extension;
 //  - the MCP server VS Code starts from the extension's definition (current VS Code only): its
 //    resident set after a `build_context` call, beside a Node process of the same binary that
-//    does nothing.
+//    does nothing; and beside it the workspace's ledger server that keeps the ledger for it (and
+//    for every other MCP server and hook on the workspace: src/cli/mcp/remote.ts), so that no
+//    one reads the child's figure as memory that vanished.
 // Not a test: nothing here fails on a figure.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -168,7 +170,7 @@ async function session(kind, index) {
     const times = await runningExtensions(wb.page);
     figures.emptyMs = times.get(EMPTY_NAME);
     figures.ledgerMs = times.get('Context Ledger');
-    if (kind === 'ledger' && withChat) figures.mcp = await mcpServer(wb.page, server.pid);
+    if (kind === 'ledger' && withChat) figures.mcp = await mcpServer(wb.page, server.pid, workspace);
     return figures;
   } finally {
     await wb?.close();
@@ -177,7 +179,7 @@ async function session(kind, index) {
 }
 
 /** The MCP server VS Code runs for the workspace: started as an agent's first call starts it, then measured after a build. */
-async function mcpServer(page, group) {
+async function mcpServer(page, group, workspace) {
   const { askChat, clickChatButton, lastChatResponse, openChat, waitForChatConfirmation } = harness;
   await openChat(page);
   const offered = await askChat(page, '@e2eagent list tools', /Tools offered:/);
@@ -191,7 +193,27 @@ async function mcpServer(page, group) {
   await waitFor(async () => (await lastChatResponse(page))?.text ?? '', (text) => /answered:/.test(text), `the answer of ${name}`, 120_000);
   const servers = processesOf(group).filter((p) => /cli\.js mcp/.test(p.cmdline));
   if (servers.length !== 1) throw new Error(`expected one MCP server process, found ${servers.length}`);
-  return servers[0];
+  const shared = ledgerServers(workspace);
+  if (shared.length > 1) throw new Error(`expected at most one ledger server for the workspace, found ${shared.length}`);
+  return { ...servers[0], shared: shared[0] };
+}
+
+/** The workspace's ledger server (`cli.js hook --serve`, detached: in a process group of its own), by its folder. */
+function ledgerServers(workspace) {
+  const real = fs.realpathSync(workspace);
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!/cli\.js\0hook\0--serve/.test(fs.readFileSync(`/proc/${name}/cmdline`, 'utf8')) || fs.realpathSync(`/proc/${name}/cwd`) !== real) continue;
+      const status = fs.readFileSync(`/proc/${name}/status`, 'utf8');
+      const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+      found.push({ pid: Number(name), rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }
 
 /** A Node process (the binary that runs the extension host and the MCP server) that does nothing: the floor of any child process. */
@@ -207,7 +229,7 @@ const results = [];
 for (let i = 0; i < RUNS; i++) {
   for (const kind of ['floor', 'ledger']) {
     const figures = await session(kind, i);
-    console.error(`startup ${kind} ${i + 1}/${RUNS}: ${JSON.stringify({ ...figures, mcp: figures.mcp && { rssMb: figures.mcp.rssMb, peakMb: figures.mcp.peakMb } })}`);
+    console.error(`startup ${kind} ${i + 1}/${RUNS}: ${JSON.stringify({ ...figures, mcp: figures.mcp && { rssMb: figures.mcp.rssMb, peakMb: figures.mcp.peakMb, shared: figures.mcp.shared && { rssMb: figures.mcp.shared.rssMb, peakMb: figures.mcp.shared.peakMb } } })}`);
     results.push(figures);
   }
 }
@@ -236,6 +258,13 @@ if (withChat) {
   rows.push([`MCP server VS Code starts from the extension, resident memory after a \`build_context\`, median of ${RUNS}`, fmt(median(of('ledger', (r) => r.mcp?.rssMb)), 'MB'), '≤ 80 MB']);
   rows.push([`MCP server peak resident memory, median of ${RUNS}`, fmt(median(of('ledger', (r) => r.mcp?.peakMb)), 'MB'), '']);
   rows.push([`floor: a Node process of the same binary that does nothing`, fmt(await idleNode(), 'MB'), '']);
+  const shared = of('ledger', (r) => r.mcp?.shared?.rssMb);
+  rows.push([
+    `the workspace's ledger server that keeps the ledger for the MCP server (and for every other MCP server and hook on the workspace), resident / peak, median of ${RUNS}` +
+      (shared.length < RUNS ? ` (found in ${shared.length} of ${RUNS} runs: the others kept the ledger in the MCP server itself)` : ''),
+    `${fmt(median(shared), 'MB')} / ${fmt(median(of('ledger', (r) => r.mcp?.shared?.peakMb)), 'MB')}`,
+    '',
+  ]);
 }
 
 console.log(`\nStart-up in VS Code ${version} (code-server, packaged .vsix), workspace ledger of ${artifactCount.toLocaleString('en')} artifacts with its mirror; load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);

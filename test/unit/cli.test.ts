@@ -310,9 +310,11 @@ describe('context-ledger CLI', () => {
     const imported = loaded(['import-folder', dir, '--db', db]);
     assert.ok(imported.some((f) => f.endsWith('vendor-formats.js')));
     assert.equal(jsonOf<Row[]>(cli(['list', '--db', db, '--type', 'adr', '--format', 'json'])).length, 1);
-    // `mcp` reaches zod's file (the tools' schemas); the MCP SDK's loads only in the thread that serves (test/unit/agent/mcp*.test.ts).
+    // zod (the tools' schemas) and the MCP SDK load only where the protocol is served: the workspace's ledger server, or
+    // `mcp` serving on its own (test/unit/agent/mcp*.test.ts); `mcp --help`, like the relay, loads neither.
     const help = loaded(['mcp', '--help']);
-    assert.ok(help.some((f) => f.endsWith('vendor-zod.js')));
+    assert.ok(help.some((f) => f.endsWith('cli.js')));
+    assert.ok(!help.some((f) => f.endsWith('vendor-zod.js')));
     assert.ok(!help.some((f) => f.endsWith('vendor-agent.js')));
   });
 });

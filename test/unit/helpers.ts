@@ -8,6 +8,10 @@ import { loadSqlJs } from '../../src/node/ledgerFile';
 export const ROOT = path.resolve(__dirname, '../../..');
 export const CLI = path.join(ROOT, 'dist', 'cli.js');
 
+// The workspaces' ledger servers the tests' MCP servers and hooks start (src/cli/hookServer.ts) end 10 s after
+// their last client instead of 20 minutes: a test run leaves no process behind for long (a test may set its own).
+process.env.CONTEXT_LEDGER_HOOK_SERVER_IDLE_MS ??= '10000';
+
 /** The project's package.json, typed as the test needs it. */
 export function packageManifest<T>(): T {
   return JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as T;

@@ -4,8 +4,11 @@
  * outside VS Code (Claude Code, Gemini CLI, Cline, Cursor, ...). Both protocol eras are
  * served: 2025-11-25 (and older) after `initialize`, 2026-07-28 per request.
  *
- * The main thread speaks the protocol (./server.ts over ./stdio.ts or ./http.ts, through
- * the SDK's serving entries), a worker owns the ledger (./worker.ts). Standard output
+ * On stdio with the workspace's own ledger, this process relays the protocol to the
+ * workspace's ledger server, which serves it over the ledger it keeps for every MCP server and
+ * hook of the workspace (./relay.ts). Otherwise, or when that server cannot be had, the main
+ * thread speaks the protocol (./server.ts over ./stdio.ts or ./http.ts, through the SDK's
+ * serving entries) and a worker owns the ledger (./worker.ts). Standard output
  * carries protocol messages only: everything else goes to stderr. Reads see the freshest
  * file on disk; writes go through LedgerFile.write (locked, atomic), and everything an
  * agent writes is stamped unreviewed (channel "mcp").
@@ -13,7 +16,8 @@
 import { isMainThread, workerData } from 'node:worker_threads';
 import { URN_PREFIX } from '../../core/model';
 import type { Command } from '../commandContext';
-import { log, runWorker, type WorkerSetup } from './worker';
+import { log } from './log';
+import type { WorkerSetup } from './worker';
 
 export const mcpCommand: Command = {
   name: 'mcp',
@@ -45,8 +49,10 @@ export const mcpCommand: Command = {
     // Standard output belongs to the protocol: anything else that prints goes to stderr.
     console.log = console.info = console.debug = (...parts: unknown[]) => log(parts.map(String).join(' '));
     // The ledger's thread runs the same command: it loads the ledger's side only, never the MCP SDK.
-    if (!isMainThread && (workerData as Partial<WorkerSetup> | undefined)?.mcpWorker) return runWorker(context, workerData as WorkerSetup);
-
-    return (await import('./serve.js')).serveMcp(context);
+    if (!isMainThread && (workerData as Partial<WorkerSetup> | undefined)?.mcpWorker) return (await import('./worker.js')).runWorker(context, workerData as WorkerSetup);
+    // On stdio, the workspace's ledger server serves when it can (./relay.ts): this process then loads neither the SDK nor the ledger.
+    const relayed = await (await import('./relay.js')).relayMcp(context);
+    if (relayed && 'done' in relayed) return 0;
+    return (await import('./serve.js')).serveMcp(context, relayed?.takeover);
   },
 };

@@ -6,11 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LedgerAccess } from '../../core/agentTools';
 import { UserError } from '../../core/model';
 import { defaultDatabasePath } from '../../node/files';
 import { mirrorHasFiles } from '../../node/artifactFolder';
-import { LedgerSession } from '../../node/session';
 import { readWorkspaceSetting } from '../../node/workspaceSettings';
 
 /** Where the served ledger is: its file and its workspace (the folder holding `.context-ledger`). */
@@ -63,20 +61,6 @@ export function ledgerFromRoots(uris: readonly string[]): LedgerPlace | undefine
     if (found.found || mirrorHasFiles(found.file)) return { file: found.file, workspace: path.dirname(path.dirname(found.file)) };
   }
   return undefined;
-}
-
-/**
- * Opens the served ledger as every front end does, through the one ledger session: never
- * creating an empty one, but building it from the artifact files of a fresh clone.
- */
-export async function openServedLedger(place: LedgerPlace, say: (text: string) => void): Promise<LedgerSession> {
-  assertLedgerFile(place.file);
-  return LedgerSession.open({ cwd: place.workspace, dbFile: place.file, create: false, say });
-}
-
-/** Store access for the tools: the session's reads (after following the files) and its one write path. */
-export function ledgerAccess(session: LedgerSession): LedgerAccess {
-  return { read: (fn) => session.read(fn), write: (fn) => session.write(fn) };
 }
 
 /**

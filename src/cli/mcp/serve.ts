@@ -4,6 +4,7 @@
  * ledger's thread (./worker.ts). Loaded only in the main thread, so the ledger's thread never
  * loads the SDK.
  */
+import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { stringOption } from '../args';
@@ -13,7 +14,10 @@ import { assertExpandedDb, assertLedgerFile, ledgerFromRoots, locateLedger, unre
 import { createMcpServer, type McpServices, ServedLedger } from './server';
 import { BoundedStdioTransport } from './stdio';
 import { LedgerWatch } from './watch';
-import { errorText, LedgerWorker, log, type Served, setLogSink } from './worker';
+import type { LedgerBackend, Served } from './calls';
+import { errorText, log, setLogSink } from './log';
+import type { Takeover } from './relay';
+import { LedgerWorker } from './worker';
 
 /** How long the client may take to list its roots. */
 const ROOTS_TIMEOUT_MS = 5000;
@@ -22,7 +26,7 @@ const ROOTS_TIMEOUT_MS = 5000;
  * With no ledger where the server started, the client's roots (its open folders) may hold
  * one: asked once the session is up, and again when the client says its roots changed.
  */
-function followRoots(server: Server, worker: LedgerWorker, ledger: ServedLedger, opened: (served: Served) => void): void {
+function followRoots(server: Server, worker: LedgerBackend, ledger: ServedLedger, opened: (served: Served) => void): void {
   const search = async () => {
     if (ledger.served || !server.getClientCapabilities()?.roots) return;
     const { roots } = await server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS });
@@ -43,21 +47,29 @@ function followRoots(server: Server, worker: LedgerWorker, ledger: ServedLedger,
   server.setNotificationHandler('notifications/roots/list_changed', () => start());
 }
 
+/** Where a stdio session reads and writes: the process's own stdio, or a relayed client's (./remoteServe.ts, ./relay.ts). */
+export interface StdioPlace {
+  input: Readable;
+  output: Writable;
+  /** Whether this process's log lines go to the client (a process serving several clients sends them to none). */
+  logToClient: boolean;
+}
+
 /**
  * Serves on stdio until the client closes it. The SDK's entry picks the connection's era
  * from its first message and pins one server instance for it; a 2025-era instance also
  * carries the server's log lines (`notifications/message`) and asks for the client's roots.
  */
-async function serveOnStdio(services: McpServices, opened: (served: Served) => void): Promise<void> {
+export async function serveOnStdio(services: McpServices, opened: (served: Served) => void, io: StdioPlace = { input: process.stdin, output: process.stdout, logToClient: true }): Promise<void> {
   const { worker, ledger, watch } = services;
-  const transport = new BoundedStdioTransport(process.stdin, process.stdout, undefined, log);
+  const transport = new BoundedStdioTransport(io.input, io.output, undefined, log);
   transport.observe = (message) => watch.observe(message);
   const handle = serveStdio(
     ({ era }) => {
       const server = createMcpServer(services, era === 'legacy' && !ledger.served);
       const stop = watch.notify({ listChanged: () => server.sendResourceListChanged(), updated: (uri) => server.sendResourceUpdated({ uri }) });
       server.onclose = stop;
-      if (era === 'legacy') {
+      if (era === 'legacy' && io.logToClient) {
         // What the server says on stderr reaches a client that listens for log messages too (2025-11-25).
         setLogSink((text, level) => void server.sendLoggingMessage({ level, logger: 'context-ledger', data: text }).catch(() => undefined));
         if (!ledger.served) followRoots(server, worker, ledger, (served) => {
@@ -87,7 +99,7 @@ async function serveOverHttp(services: McpServices, place: HttpPlace): Promise<v
 }
 
 /** Serves until the client closes stdio (or, over HTTP, until the process is told to stop). */
-export async function serveMcp(context: CommandContext): Promise<number> {
+export async function serveMcp(context: CommandContext, takeover?: Takeover): Promise<number> {
   // Checked here too, before the worker opens it, so a bad flag or file never starts a server.
   const db = stringOption(context.options, 'db');
   assertExpandedDb(db);
@@ -98,7 +110,7 @@ export async function serveMcp(context: CommandContext): Promise<number> {
     unreviewedPolicy(stringOption(context.options, 'unreviewed'), located.place.workspace);
     assertLedgerFile(located.place.file);
   } else unreviewedPolicy(stringOption(context.options, 'unreviewed'), context.cwd);
-  const worker = new LedgerWorker(process.argv.slice(2));
+  const worker: LedgerBackend = new LedgerWorker(process.argv.slice(2));
   let ledger: ServedLedger;
   try {
     ledger = new ServedLedger(await worker.ready);
@@ -117,7 +129,7 @@ export async function serveMcp(context: CommandContext): Promise<number> {
   const services: McpServices = { worker, ledger, watch };
   try {
     if (place) await serveOverHttp(services, place);
-    else await serveOnStdio(services, (served) => serve(served, "found in the client's roots"));
+    else await serveOnStdio(services, (served) => serve(served, "found in the client's roots"), takeover && { ...takeover, logToClient: true });
   } finally {
     watch.close();
     await worker.close();

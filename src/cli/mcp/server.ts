@@ -19,7 +19,8 @@ import { RESOURCE_NOT_FOUND, RpcError } from './frames';
 import { PROMPTS } from './prompts';
 import { mcpOutputSchema, mcpToolResult } from './results';
 import type { LedgerWatch } from './watch';
-import { type ArtifactSummary, errorText, type LedgerWorker, log, type Served, type WorkerReply } from './worker';
+import type { ArtifactSummary, LedgerBackend, LedgerReply, Served } from './calls';
+import { errorText, log } from './log';
 
 declare const CONTEXT_LEDGER_VERSION: string | undefined;
 const VERSION = typeof CONTEXT_LEDGER_VERSION === 'string' ? CONTEXT_LEDGER_VERSION : 'dev';
@@ -63,7 +64,7 @@ const MAX_COMPLETIONS = 100;
 
 /** What every server instance shares: the ledger's thread, which ledger, and the watch on it. */
 export interface McpServices {
-  worker: LedgerWorker;
+  worker: LedgerBackend;
   ledger: ServedLedger;
   watch: LedgerWatch;
 }
@@ -93,7 +94,7 @@ export function createMcpServer({ worker, ledger, watch }: McpServices, asksRoot
     tool: string,
     args: unknown,
     extra?: { signal: AbortSignal; agent?: string; onProgress?: (done: number, total: number, message: string) => void },
-  ): Promise<WorkerReply> => {
+  ): Promise<LedgerReply> => {
     // A cancellation read in the same chunk as its request aborts the signal before this handler runs.
     if (extra?.signal.aborted) return { type: 'result', id: 0, cancelled: true };
     const agent = extra?.agent;
@@ -108,7 +109,7 @@ export function createMcpServer({ worker, ledger, watch }: McpServices, asksRoot
   };
 
   /** The worker's answer to a request that is not a tool call; its failure is the client's error. */
-  const ask = async <T>(request: Parameters<LedgerWorker['request']>[0]): Promise<T> => {
+  const ask = async <T>(request: Parameters<LedgerBackend['request']>[0]): Promise<T> => {
     const reply = await worker.request(request).done;
     if (reply.error !== undefined) {
       log(`${request.type} failed: ${reply.error}`);

@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { idFromRef, URN_PREFIX } from '../../core/model';
 import { mirrorFolderOf } from '../../node/ledgerFolder';
-import { errorText, type LedgerWorker, log } from './worker';
+import type { LedgerBackend } from './calls';
+import { errorText, log } from './log';
 
 /** Changes closer together than this are one change (an editor's save is several events). */
 const SETTLE_MS = 150;
@@ -33,7 +34,7 @@ export class LedgerWatch {
   private checking = Promise.resolve();
   private readonly notifiers = new Set<ChangeNotifier>();
 
-  constructor(private readonly worker: LedgerWorker) {}
+  constructor(private readonly worker: LedgerBackend) {}
 
   /** Tells `notifier` of every change from now on; the returned function stops that. */
   notify(notifier: ChangeNotifier): () => void {

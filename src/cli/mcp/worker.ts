@@ -6,32 +6,42 @@
  */
 import * as path from 'node:path';
 import { parentPort, Worker } from 'node:worker_threads';
-import { type AgentToolEnv, artifactResource, CancelledError, findAgentTool, MCP_TOOLS } from '../../core/agentTools';
-import { redactOutgoing } from '../../core/assemble/redact';
-import { renderWhichReport } from '../../core/formats/ruleSimulator';
 import { UserError } from '../../core/model';
-import type { LedgerSession } from '../../node/session';
-import { whichRules } from '../../node/whichRules';
 import { stringOption } from '../args';
 import type { CommandContext } from '../commandContext';
-import { serializedBuildContext } from './results';
-import { ledgerAccess, type LedgerPlace, locateLedger, openServedLedger, unreviewedPolicy } from './ledger';
+import {
+  answerLedgerRequest,
+  callEnv,
+  type KeptForCalls,
+  type LedgerBackend,
+  type LedgerMessage,
+  type LedgerProgress,
+  type LedgerReply,
+  type LedgerRequest,
+  type Served,
+  userText,
+} from './calls';
+import type { LedgerAccess } from '../../core/agentTools';
+import { LedgerSession } from '../../node/session';
+import { assertLedgerFile, type LedgerPlace, locateLedger, unreviewedPolicy } from './ledger';
+import { errorText, log } from './log';
 
-let logSink: ((text: string, level: 'info' | 'warning') => void) | undefined;
-
-/** Where the main thread's log lines go besides stderr (the client, as MCP log messages). */
-export function setLogSink(sink: typeof logSink): void {
-  logSink = sink;
+/**
+ * Opens the served ledger as every front end does, through the one ledger session: never
+ * creating an empty one, but building it from the artifact files of a fresh clone.
+ */
+async function openServedLedger(place: LedgerPlace, say: (text: string) => void): Promise<LedgerSession> {
+  assertLedgerFile(place.file);
+  return LedgerSession.open({ cwd: place.workspace, dbFile: place.file, create: false, say });
 }
 
-export function log(text: string, level: 'info' | 'warning' = 'warning'): void {
-  process.stderr.write(`context-ledger mcp: ${text}\n`);
-  logSink?.(text, level);
+/** Store access for the tools: the session's reads (after following the files) and its one write path. */
+function ledgerAccess(session: LedgerSession): LedgerAccess {
+  return { read: (fn) => session.read(fn), write: (fn) => session.write(fn) };
 }
 
-export function errorText(error: unknown): string {
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
-}
+export type { ArtifactSummary, Served } from './calls';
+
 
 /** Cancelled call ids, shared with the worker: it can read them in the middle of a synchronous build. */
 const CANCEL_SLOTS = 64;
@@ -41,48 +51,15 @@ export interface WorkerSetup {
   cancelled: SharedArrayBuffer;
 }
 
-/** The ledger being served. */
-export interface Served extends LedgerPlace {
-  policy: 'include' | 'hold';
-  from: string;
-}
+type ToWorker = LedgerMessage | { type: 'close' };
 
-export interface ArtifactSummary {
-  id: string;
-  title: string;
-  type: string;
-  updatedAt: string;
-  chars: number;
-}
+export type WorkerReply = LedgerReply;
 
-type ToWorker =
-  | { type: 'call'; id: number; tool: string; args: unknown; agent?: string; progress: boolean }
-  | { type: 'open'; id: number; place: LedgerPlace }
-  | { type: 'refresh'; id: number }
-  | { type: 'list'; id: number; offset: number; limit: number }
-  | { type: 'resource'; id: number; ref: string }
-  | { type: 'ids'; id: number; prefix: string; limit: number }
-  | { type: 'stamps'; id: number; refs: string[] }
-  | { type: 'close' };
-
-export type WorkerReply = { type: 'result'; id: number; result?: unknown; error?: string; cancelled?: boolean };
-
-type FromWorker =
-  | { type: 'ready'; served?: Served; missing?: string }
-  | { type: 'startError'; message: string }
-  | { type: 'progress'; id: number; done: number; total: number; message: string }
-  | WorkerReply;
-
-/** A request to the worker before it gets its id. */
-type WorkerRequest = ToWorker extends infer T ? (T extends { id: number } ? Omit<T, 'id'> : never) : never;
+type FromWorker = { type: 'ready'; served?: Served; missing?: string } | { type: 'startError'; message: string } | LedgerProgress | LedgerReply;
 
 function isCancelled(shared: Int32Array, id: number): boolean {
   for (let i = 1; i <= CANCEL_SLOTS; i++) if (Atomics.load(shared, i) === id) return true;
   return false;
-}
-
-function userText(error: unknown): string {
-  return error instanceof UserError ? `${error.message}${error.hint ? ` ${error.hint}` : ''}` : errorText(error);
 }
 
 export async function runWorker(context: CommandContext, setup: WorkerSetup): Promise<number> {
@@ -91,23 +68,17 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
   const shared = new Int32Array(setup.cancelled);
   const flag = stringOption(context.options, 'unreviewed');
   let ledger: LedgerSession | undefined;
-  let env: AgentToolEnv | undefined;
+  let kept: KeptForCalls | undefined;
+  let env: ReturnType<typeof callEnv> | undefined;
 
   const open = async (place: LedgerPlace): Promise<Served> => {
     const unreviewed = unreviewedPolicy(flag, place.workspace);
     // The session follows the files before every read: a fresh clone's artifact files, a pull, a teammate's edit.
     const opened = await openServedLedger(place, log);
-    const root = path.resolve(place.workspace);
     ledger = opened;
-    env = {
-      ledger: ledgerAccess(opened),
-      channel: 'mcp',
-      workspaceRoot: root.replace(/\\/g, '/'),
-      assembleOptions: { unreviewed: unreviewed.policy },
-      which: (file, artifacts) => renderWhichReport(whichRules(root, path.join(root, file), artifacts)),
-      delivered: serializedBuildContext,
-    };
-    return { file: opened.dbFile, workspace: root, policy: unreviewed.policy, from: unreviewed.from };
+    kept = { dbFile: opened.dbFile, access: ledgerAccess(opened), refresh: () => opened.refresh() };
+    env = callEnv(kept, place.workspace, unreviewed.policy);
+    return { file: opened.dbFile, workspace: path.resolve(place.workspace), policy: unreviewed.policy, from: unreviewed.from };
   };
 
   try {
@@ -120,8 +91,6 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
     return 1;
   }
 
-  const masked = <T>(value: T): T => redactOutgoing(value, { redact: env?.assembleOptions?.redact, redactAllow: env?.redactAllow ?? [] });
-
   const handle = async (message: ToWorker): Promise<void> => {
     if (message.type === 'close') {
       ledger?.close();
@@ -129,67 +98,16 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
       return;
     }
     const { id } = message;
-    const reply = (result: unknown) => post({ type: 'result', id, result });
     if (message.type === 'open') {
-      if (ledger) return reply({ file: ledger.dbFile });
+      if (ledger) return post({ type: 'result', id, result: { file: ledger.dbFile } });
       try {
-        return reply(await open(message.place));
+        return post({ type: 'result', id, result: await open(message.place) });
       } catch (error) {
         return post({ type: 'result', id, error: userText(error) });
       }
     }
-    if (!env || !ledger) return post({ type: 'result', id, error: 'no ledger is open' });
-    const tools = env;
-    if (message.type === 'refresh') {
-      return reply(await ledger.refresh());
-    }
-    if (message.type === 'stamps') {
-      // What a subscriber's resource shows: the version, its status, and the chain's latest.
-      const stamps = await tools.ledger.read((store) =>
-        message.refs.map((ref) => {
-          const a = store.findArtifact(ref);
-          return a ? `${a.id} ${a.version} ${a.status} ${a.updatedAt} ${store.latestOfChain(a.chainId)?.id ?? ''}` : '';
-        }),
-      );
-      return reply(stamps);
-    }
-    if (message.type === 'list') {
-      const page = await tools.ledger.read((store) => {
-        const active = store.latestArtifacts().filter((a) => a.status === 'active');
-        const items: ArtifactSummary[] = active
-          .slice(message.offset, message.offset + message.limit)
-          .map((a) => ({ id: a.id, title: a.title, type: a.type, updatedAt: a.updatedAt, chars: a.body.length }));
-        return { total: active.length, items };
-      });
-      // Titles leave the ledger masked, as in every other answer.
-      return reply({ total: page.total, items: masked(page.items) });
-    }
-    if (message.type === 'resource') return reply(await artifactResource(tools, message.ref));
-    if (message.type === 'ids') {
-      const prefix = message.prefix.toLowerCase();
-      const ids = await tools.ledger.read((store) =>
-        store
-          .latestArtifacts()
-          .filter((a) => a.status === 'active' && a.id.toLowerCase().startsWith(prefix))
-          .map((a) => a.id)
-          .sort(),
-      );
-      return reply({ total: ids.length, values: ids.slice(0, message.limit) });
-    }
-    if (isCancelled(shared, id)) return post({ type: 'result', id, cancelled: true });
-    const tool = findAgentTool(message.tool, MCP_TOOLS)!;
-    const callEnv: AgentToolEnv = {
-      ...tools,
-      ...(message.agent ? { agent: message.agent } : {}),
-      cancelled: () => isCancelled(shared, id),
-      ...(message.progress ? { progress: (done: number, total: number, text: string) => post({ type: 'progress', id, done, total, message: text }) } : {}),
-    };
-    try {
-      reply(await tool.run(callEnv, message.args));
-    } catch (error) {
-      if (error instanceof CancelledError) post({ type: 'result', id, cancelled: true });
-      else post({ type: 'result', id, error: errorText(error) });
-    }
+    if (!env || !kept) return post({ type: 'result', id, error: 'no ledger is open' });
+    await answerLedgerRequest(kept, env, message, (call) => isCancelled(shared, call), post);
   };
   // One call at a time, in arrival order: a later call waits for the one before it.
   let queue = Promise.resolve();
@@ -205,7 +123,7 @@ export async function runWorker(context: CommandContext, setup: WorkerSetup): Pr
 }
 
 /** The worker from the main thread's side: calls in, results and progress out. */
-export class LedgerWorker {
+export class LedgerWorker implements LedgerBackend {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve: (value: WorkerReply) => void; onProgress?: (done: number, total: number, message: string) => void }>();
   private readonly cancelledIds: Int32Array;
@@ -243,7 +161,7 @@ export class LedgerWorker {
     });
   }
 
-  request(message: WorkerRequest, onProgress?: (done: number, total: number, message: string) => void): { id: number; done: Promise<WorkerReply> } {
+  request(message: LedgerRequest, onProgress?: (done: number, total: number, message: string) => void): { id: number; done: Promise<WorkerReply> } {
     const id = this.nextId++;
     const done = new Promise<WorkerReply>((resolve) => this.pending.set(id, { resolve, ...(onProgress ? { onProgress } : {}) }));
     this.worker.postMessage({ ...message, id });
