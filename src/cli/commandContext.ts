@@ -25,8 +25,13 @@ export function isJson(context: CommandContext): boolean {
   return context.options.format === 'json';
 }
 
+/** `extraOrder` only keeps a file's key order for a byte-identical re-write: not the user's data. */
+function withoutBookkeeping(key: string, value: unknown): unknown {
+  return key === 'extraOrder' ? undefined : value;
+}
+
 export function printJson(context: CommandContext, value: unknown): void {
-  context.out(JSON.stringify(value, null, 2));
+  context.out(JSON.stringify(value, withoutBookkeeping, 2));
 }
 
 export function databasePath(context: CommandContext): { file: string; isDefault: boolean } {

@@ -13,7 +13,7 @@ import { parseMirrorFile, renderMirrorFile } from '../../../src/core/formats/mir
 import { parseInboxFile } from '../../../src/core/inbox';
 import { artifactsForExport, importJsonl, parseJsonl, toJsonl } from '../../../src/core/jsonl';
 import { type Artifact, UserError } from '../../../src/core/model';
-import { ROOT, memoryStore } from '../helpers';
+import { ROOT, cli, memoryStore, tempDir } from '../helpers';
 
 const FIXTURES = path.join(ROOT, 'test', 'unit', 'fixtures', 'main-artifacts');
 const ARTIFACTS = path.join(FIXTURES, 'artifacts');
@@ -76,6 +76,21 @@ describe('files written before the schema', () => {
   it("an inbox proposal reads as it did", () => {
     const parsed = parseInboxFile(fs.readFileSync(path.join(FIXTURES, 'inbox-proposal.json'), 'utf8'));
     assert.deepEqual(parsed.artifacts, [{ type: 'learning', title: 'The cache is warm after 2 builds', body: 'Measured on CI.', tags: ['cache'], agent: 'claude-code' }]);
+  });
+});
+
+describe('what a user sees of them', () => {
+  it('`list --format json` shows the recorded fields and not the key-order bookkeeping that keeps a re-write byte-identical', () => {
+    const workspace = tempDir();
+    fs.mkdirSync(path.join(workspace, '.context-ledger'));
+    fs.cpSync(ARTIFACTS, path.join(workspace, '.context-ledger', 'artifacts'), { recursive: true });
+    const listed = cli(['list', '--format', 'json'], { cwd: workspace });
+    assert.equal(listed.code, 0, listed.stderr);
+    const artifacts = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+    assert.equal(artifacts.length, 11);
+    assert.ok(artifacts.some((a) => a.review !== undefined), 'the review state is a field of its own');
+    assert.ok(!listed.stdout.includes('extraOrder'));
+    fs.rmSync(workspace, { recursive: true, force: true });
   });
 });
 
