@@ -79,7 +79,7 @@ export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
  * is never opened) that is renamed over the file, so a hard link at the file's name is
  * replaced, not written through: its other names keep their content.
  */
-export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file', options: { durable?: boolean } = {}): void {
+export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file', options: { durable?: boolean; mode?: number } = {}): void {
   const relative = path.relative(root, file);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new UserError(`Refused to write ${file}: it is outside ${root}.`);
   let folder = root;
@@ -96,7 +96,8 @@ export function writeFileInside(root: string, file: string, content: string | Ui
   refuseLink(file, what);
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    const fd = fs.openSync(temp, 'wx');
+    // `mode`: a file that replaces a person's own (an agent's settings may hold keys) keeps its permissions.
+    const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
     try {
       fs.writeFileSync(fd, content);
       // `durable`: the bytes reach the disk before the rename makes them the file (an artifact file is the ledger).

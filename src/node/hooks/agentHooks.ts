@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { type HookAgent, noOutput } from '../../core/hooks/agents';
 import { type ConfigChange, INSTALLED_EVENTS, installHooks, isLedgerHook, uninstallHooks } from '../../core/hooks/hookConfig';
 import { UserError } from '../../core/model';
-import { defaultDatabasePath } from '../files';
+import { defaultDatabasePath, writeFileInside } from '../files';
 import { excludeFromGit } from '../git';
 import { mirrorHasFiles } from '../artifactFolder';
 
@@ -134,8 +134,9 @@ export function changeAgentHooks(workspace: string, change: HookChange): HookCha
     : uninstallHooks(before, relative, agent);
   let excluded = false;
   if (result.changes.length > 0) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, result.text);
+    // Whole or not at all: the agent may read its settings at this moment, and they are the person's own.
+    const mode = fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : undefined;
+    writeFileInside(workspace, file, result.text, relative, { durable: true, mode });
     // The person's own settings stay out of commits, as the agent itself keeps them (Claude Code ignores settings.local.json in git).
     if (!shared && install) excluded = excludeFromGit(workspace, relative, "the person's own agent settings, not for commits") === 'excluded';
   }

@@ -194,6 +194,21 @@ test('a locked ledger is still read: hooks never wait on a writer', () => {
   assert.match(context(locked.stdout), /REFUND-DECISION-1/);
 });
 
+test('hooks install replaces the settings file whole: its permissions stay, a hard link to it keeps the old text, no temporary file is left', () => {
+  const dir = workspace();
+  const folder = path.join(dir, '.gemini');
+  fs.mkdirSync(folder);
+  const file = path.join(folder, 'settings.json');
+  fs.writeFileSync(file, '{ "apiKey": "kept-private" }\n', { mode: 0o600 });
+  const elsewhere = path.join(workspace(), 'linked.json');
+  fs.linkSync(file, elsewhere);
+  assert.match(ok(dir, ['hooks', 'install', 'gemini-cli']), /added/);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'a private settings file stays private');
+  assert.match(fs.readFileSync(file, 'utf8'), /kept-private[\s\S]*hook prompt --agent gemini-cli/);
+  assert.equal(fs.readFileSync(elsewhere, 'utf8'), '{ "apiKey": "kept-private" }\n', 'written by rename, not through the hard link');
+  assert.deepEqual(fs.readdirSync(folder), ['settings.json']);
+});
+
 test('hooks install writes the person’s own settings, keeps git out of them, is idempotent, refuses a broken file; uninstall leaves the user’s hooks', () => {
   const dir = workspace();
   spawnSync('git', ['init', '-q'], { cwd: dir });
