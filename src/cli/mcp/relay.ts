@@ -16,6 +16,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { UserError } from '../../core/model';
+import { LEDGER_FILE, LEDGER_FOLDER } from '../../node/files';
 import { stringOption } from '../args';
 import type { CommandContext } from '../commandContext';
 import { cliScript, ensureSocketFolder, serverEnabled, socketPathFor, startServer } from '../hookClient';
@@ -97,7 +98,7 @@ async function ledgerServer(place: LedgerPlace, unreviewed: string | undefined):
   const script = cliScript();
   if (!serverEnabled() || script === undefined) return undefined;
   // The server keeps the workspace's own ledger: a --db elsewhere is served here, as before.
-  if (path.resolve(place.file) !== path.join(path.resolve(place.workspace), '.context-ledger', 'ledger.db')) return undefined;
+  if (path.resolve(place.file) !== path.join(path.resolve(place.workspace), LEDGER_FOLDER, LEDGER_FILE)) return undefined;
   let socket: string;
   try {
     ensureSocketFolder();
