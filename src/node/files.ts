@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../core/model';
+import { replaceFileAtomically } from './atomicWrite';
 import { LedgerUnavailableError, refuseLink } from './persistence/noLinks';
 
 export const LEDGER_FOLDER = '.context-ledger';
@@ -94,27 +94,16 @@ export function writeFileInside(root: string, file: string, content: string | Ui
     }
   }
   refuseLink(file, what);
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    // `mode`: a file that replaces a person's own (an agent's settings may hold keys) keeps its permissions.
-    const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
-    try {
-      fs.writeFileSync(fd, content);
-      // `durable`: the bytes reach the disk before the rename makes them the file (an artifact file is the ledger).
-      if (options.durable) fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    // A folder swapped for a link since the checks above: the temporary file landed elsewhere.
-    const real = fs.realpathSync(path.dirname(temp));
-    const realRoot = fs.realpathSync(root);
-    if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
-      throw new LedgerUnavailableError(`Refusing to write ${file}: a folder on the way became a link to ${real}, outside ${root}.`, 'Remove the link and try again.');
-    }
-    refuseLink(file, what);
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  replaceFileAtomically(file, content, {
+    ...options,
+    beforeRename(temp) {
+      // A folder swapped for a link since the checks above: the temporary file landed elsewhere.
+      const real = fs.realpathSync(path.dirname(temp));
+      const realRoot = fs.realpathSync(root);
+      if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
+        throw new LedgerUnavailableError(`Refusing to write ${file}: a folder on the way became a link to ${real}, outside ${root}.`, 'Remove the link and try again.');
+      }
+      refuseLink(file, what);
+    },
+  });
 }

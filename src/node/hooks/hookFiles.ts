@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as Crypto from 'node:crypto';
 import { type HookSession, parseSession } from '../../core/hooks/session';
+import { replaceFileAtomically } from '../atomicWrite';
 import { LEDGER_FOLDER, ensureLedgerGitignore } from '../ledgerFolder';
 
 export const HOOKS_FOLDER = 'hooks';
@@ -48,7 +49,13 @@ export function hooksFolder(workspace: string): string | undefined {
   } catch {
     return undefined;
   }
-  return path.join(ledger, HOOKS_FOLDER);
+  const hooks = path.join(ledger, HOOKS_FOLDER);
+  // A link there (a clone can ship one pointing anywhere) is not followed: the log goes to the user's own file.
+  return isLink(hooks) ? undefined : hooks;
+}
+
+function isLink(file: string): boolean {
+  return fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 }
 
 /** Where hook runs are logged when no workspace ledger folder is found: the user's own state folder. */
@@ -88,11 +95,15 @@ export function appendHookLog(workspace: string | undefined, entry: HookLogEntry
     const file = logFileOf(workspace);
     if (file === userLogFile()) fs.mkdirSync(path.dirname(file), { recursive: true });
     else ensureFolder(path.dirname(file));
-    if (fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) return;
-    fs.appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    const line = `${JSON.stringify(entry)}\n`;
+    const existing = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (existing?.isSymbolicLink()) return;
+    // A hard link: appending would write into the file it shares. The log starts anew; the other name keeps its text.
+    if (existing !== undefined && existing.nlink > 1) return replaceFileAtomically(file, line);
+    fs.appendFileSync(file, line);
     if (fs.statSync(file).size > LOG_MAX_BYTES) {
       const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
-      writeAtomically(file, `${lines.slice(Math.floor(lines.length / 2)).join('\n')}\n`);
+      replaceFileAtomically(file, `${lines.slice(Math.floor(lines.length / 2)).join('\n')}\n`);
     }
   } catch {
     // The log is a help, never a reason to fail.
@@ -131,6 +142,7 @@ export function readHookSession(workspace: string, agent: string, sessionId: str
   const folder = hooksFolder(workspace);
   if (folder === undefined) return undefined;
   try {
+    if (isLink(path.join(folder, 'sessions'))) return undefined;
     return parseSession(JSON.parse(fs.readFileSync(sessionFile(folder, agent, sessionId), 'utf8')));
   } catch {
     return undefined;
@@ -142,8 +154,9 @@ export function writeHookSession(workspace: string, agent: string, sessionId: st
   if (folder === undefined) return;
   const file = sessionFile(folder, agent, sessionId);
   ensureFolder(folder);
+  if (isLink(path.dirname(file))) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  writeAtomically(file, JSON.stringify(session));
+  replaceFileAtomically(file, JSON.stringify(session));
 }
 
 /** Forgets sessions nobody touched for two weeks. */
@@ -151,6 +164,8 @@ export function pruneHookSessions(workspace: string, now: Date): void {
   const folder = hooksFolder(workspace);
   if (folder === undefined) return;
   const dir = path.join(folder, 'sessions');
+  // Pruning through a link would delete files that are not ours.
+  if (isLink(dir)) return;
   let names: string[] = [];
   try {
     names = fs.readdirSync(dir);
@@ -165,10 +180,4 @@ export function pruneHookSessions(workspace: string, now: Date): void {
       // Gone already, or not ours to remove.
     }
   }
-}
-
-function writeAtomically(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, text);
-  fs.renameSync(temp, file);
 }

@@ -10,6 +10,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { replaceFileAtomically } from '../atomicWrite';
 
 /** The file beside a copied client that names the CLI it runs (hookMain.ts reads it). */
 export const CLI_POINTER = 'cli-path';
@@ -26,9 +27,7 @@ export function refreshStableClient(storageFolder: string, distFolder: string): 
   const client = path.join(folder, 'hook.cjs');
   const replace = (file: string, content: string | Buffer): void => {
     if (isAlready(file, content)) return;
-    const partial = `${file}.${process.pid}.partial`;
-    fs.writeFileSync(partial, content, { mode: 0o755 });
-    fs.renameSync(partial, file);
+    replaceFileAtomically(file, content, { mode: 0o755 });
   };
   replace(path.join(folder, CLI_POINTER), path.join(distFolder, 'cli.js'));
   replace(client, fs.readFileSync(path.join(distFolder, 'hook.cjs')));
