@@ -81,7 +81,10 @@ function ensureFolder(folder: string): void {
     const ignore = path.join(ledger, '.gitignore');
     try {
       const lines = fs.readFileSync(ignore, 'utf8').split(/\r?\n/).map((l) => l.trim());
-      if (!lines.includes('*') && !lines.some((l) => /^\/?hooks\/?(\*\*)?$/.test(l))) fs.appendFileSync(ignore, `${lines.at(-1) === '' ? '' : '\n'}${HOOKS_FOLDER}/\n`);
+      const own = fs.lstatSync(ignore);
+      // A link there (a clone can ship one) is another file: never appended to.
+      const appendable = !own.isSymbolicLink() && own.nlink === 1;
+      if (appendable && !lines.includes('*') && !lines.some((l) => /^\/?hooks\/?(\*\*)?$/.test(l))) fs.appendFileSync(ignore, `${lines.at(-1) === '' ? '' : '\n'}${HOOKS_FOLDER}/\n`);
     } catch {
       // No .gitignore could be written (a read-only folder): nothing will be written here either.
     }

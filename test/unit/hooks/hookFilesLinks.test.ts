@@ -82,6 +82,23 @@ test('a hard link at the hook log: the file it shares keeps its bytes; the log h
   assert.equal(fs.statSync(log).nlink, 1);
 });
 
+test('a .context-ledger/.gitignore that links out (symbolic or hard) is not appended to by the first hook', () => {
+  for (const kind of ['symbolic', 'hard'] as const) {
+    const { dir, outside, hook } = setUp();
+    const target = path.join(outside, 'bashrc');
+    fs.writeFileSync(target, 'export PATH=$HOME/bin:$PATH\n');
+    const ignore = path.join(dir, '.context-ledger', '.gitignore');
+    fs.rmSync(path.join(dir, '.context-ledger', 'hooks'), { recursive: true, force: true });
+    fs.rmSync(ignore);
+    if (kind === 'symbolic') fs.symlinkSync(target, ignore);
+    else fs.linkSync(target, ignore);
+    const answer = hook({ session_id: `links-ignore-${kind}`, prompt: 'Refund a cancelled booking' });
+    assert.equal(answer.code, 0);
+    assert.match(answer.stdout, /REFUND-LINK-1/);
+    assert.equal(fs.readFileSync(target, 'utf8'), 'export PATH=$HOME/bin:$PATH\n', `a ${kind} link`);
+  }
+});
+
 test('replaceFileAtomically: a hard link keeps the old text, the mode is the one asked for, a refused write leaves the file and no temporary file', () => {
   const dir = tempDir('ledger-atomic-');
   const file = path.join(dir, 'settings.json');
