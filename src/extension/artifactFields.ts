@@ -4,6 +4,7 @@
  * with the YAML library: it loads when a document is opened). vscode-free.
  */
 import type { Artifact, ArtifactPatch } from '../core/model';
+import { slugify as asciiSlug } from '../core/slug';
 
 export interface DocumentFields {
   title: string;
@@ -43,17 +44,9 @@ export function patchBetween(before: DocumentFields, after: DocumentFields): Art
   return patch;
 }
 
-/** A file-name-safe slug of a title: "ADR-002: Payments via Stripe" → "adr-002-payments-via-stripe". */
+/** A file-name-safe slug of a title: "ADR-002: Payments via Stripe" → "adr-002-payments-via-stripe"; "artifact" for a title with no ASCII letter. */
 export function slugify(title: string): string {
-  const slug = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 60)
-    .replace(/-+$/, '');
-  return slug || 'artifact';
+  return asciiSlug(title) || 'artifact';
 }
 
 /** Starting text for a new module memory. */
