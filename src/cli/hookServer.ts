@@ -20,7 +20,6 @@ import { assembleContext } from '../core/assemble';
 import { appendHookLog } from '../node/hooks/hookFiles';
 import type { LedgerStore } from '../core/store';
 import { type LedgerWatch, watchLedger } from '../node/hooks/ledgerWatch';
-import { linkedFiles } from '../node/knowledgeStamps';
 import type { LedgerSession } from '../node/session';
 import { type CommandContext, openSession } from './commandContext';
 import { type HookJob, askServer, ensureSocketFolder, jobWorkspace, socketPathFor } from './hookClient';
@@ -76,8 +75,6 @@ interface KeptLedger {
 /** How long after a file event the server reads the change in on its own, so the next hook need not wait for it. */
 const BACKGROUND_REFRESH_MS = 300;
 
-const knowledgeFilesOf = (store: LedgerStore): Set<string> => linkedFiles(store.listArtifacts({ sourcePrefix: 'import:' }));
-
 /**
  * The ledger kept open: its session's refresh (a stamp of every file it follows) runs only when
  * the watch saw a change, so an answer otherwise reads the index as the last refresh left it.
@@ -102,11 +99,13 @@ async function keepLedger(context: CommandContext): Promise<KeptLedger> {
   const refreshIfChanged = async (): Promise<{ ms: number; changed: boolean } | undefined> => {
     if (!watch.changed && !failed) return undefined;
     const started = Date.now();
+    // The files the events named (undefined after a failure, or when the watch cannot name them all: every file is looked at).
+    const named = failed ? undefined : watch.changedFiles;
     watch.markClean();
     failed = true; // until it succeeds: a refresh that threw leaves the index not to be trusted
-    const changed = await session.refresh();
+    const changed = await session.refresh(named);
     failed = false;
-    watch.rewatch(changed ? await session.readAsIs(knowledgeFilesOf) : undefined);
+    watch.rewatch(changed ? await session.followedKnowledgeFiles() : undefined);
     return { ms: Date.now() - started, changed };
   };
   const inBackground = (): void => {
@@ -121,7 +120,7 @@ async function keepLedger(context: CommandContext): Promise<KeptLedger> {
     timer.unref();
   };
   // Watching from before the first refresh: a change during it is seen at the next answer.
-  const watch: LedgerWatch = watchLedger(session.workspace, path.dirname(session.dbFile), await session.readAsIs(knowledgeFilesOf), inBackground);
+  const watch: LedgerWatch = watchLedger(session.workspace, path.dirname(session.dbFile), await session.followedKnowledgeFiles(), inBackground);
   return {
     file: session.dbFile,
     get lastRefreshMs() {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { UserError } from '../core/model';
 import type { FileStamp } from '../core/store';
 import { mirrorFolderOf } from './ledgerFolder';
-import { listFolder } from './sourceFolder';
+import { listFolder, SKIPPED_FOLDERS } from './sourceFolder';
 
 /** An artifact file git left with conflict markers: nothing is imported from it until a person resolves it. */
 export interface MirrorConflict {
@@ -40,12 +40,15 @@ export function realFolder(folder: string): string | undefined {
 export function mirrorPaths(root: string): { paths: string[]; skipped: { where: string; reason: string }[]; temps: string[] } {
   const listing = listFolder(root);
   return {
-    paths: listing.paths.filter((p) => p.endsWith('.md') && !/\.conflict-[0-9TZ]+\.md$/.test(p)),
+    paths: listing.paths.filter((p) => p.endsWith('.md') && !CONFLICT_COPY.test(p)),
     skipped: listing.skipped,
     // A writer's temporary file (writeFileInside): one a killed writer left is removed by the next import.
     temps: listing.paths.filter((p) => TEMP_FILE.test(p)),
   };
 }
+
+/** A conflict copy an earlier version made (`x.conflict-<time>.md`): never read. */
+const CONFLICT_COPY = /\.conflict-[0-9TZ]+\.md$/;
 
 /** `<name>.md.tmp-<pid>-<random>`, as writeFileInside names a temporary file. */
 export const TEMP_FILE = /\.md\.tmp-(\d+)-[0-9a-f]+$/;
@@ -84,6 +87,47 @@ export function folderListing(dir: string): FolderListing | undefined {
     parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
   }
   return { root, stats, skipped, temps, key: parts.join('\n') };
+}
+
+/**
+ * `before` with only the files named in `changed` (relative to the artifacts folder,
+ * `/`-separated) looked at again, for a caller the file system told which names changed since
+ * `before` was made (the hook server's watch): a stat of each instead of a walk and a stat of
+ * every file. Undefined — list the folder again — when a name may be a folder (one came or went,
+ * or a name that is not an artifact file is gone), a link, or outside the folder.
+ */
+export function relisted(before: FolderListing, changed: Iterable<string>): FolderListing | undefined {
+  const stats = new Map(before.stats);
+  const temps = new Set(before.temps);
+  let added = false;
+  for (const at of changed) {
+    // Outside the folder, or under a folder a listing does not walk into: list again, as a walk would.
+    if (at === '' || path.isAbsolute(at) || at.split('/').some((part) => part === '..' || SKIPPED_FOLDERS.has(part))) return undefined;
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.lstatSync(path.join(before.root, at));
+    } catch {
+      stat = undefined;
+    }
+    const temp = TEMP_FILE.test(at);
+    const artifact = at.endsWith('.md') && !CONFLICT_COPY.test(at);
+    if (stat === undefined) {
+      // Gone: a file the listing had, or a writer's temporary file; any other name may have been a folder.
+      if (temp) temps.delete(at);
+      else if (artifact) stats.delete(at);
+      else if (!at.endsWith('.md')) return undefined;
+      continue;
+    }
+    if (!stat.isFile()) return undefined;
+    if (temp) temps.add(at);
+    else if (artifact) {
+      if (!stats.has(at)) added = true;
+      stats.set(at, { size: stat.size, mtimeMs: stat.mtimeMs });
+    }
+  }
+  const paths = added ? [...stats.keys()].sort() : [...stats.keys()];
+  const ordered = added ? new Map(paths.map((at) => [at, stats.get(at)])) : stats;
+  return { root: before.root, stats: ordered, skipped: before.skipped, temps: [...temps], key: paths.map((at) => `${at}:${ordered.get(at)?.size}:${ordered.get(at)?.mtimeMs}`).join('\n') };
 }
 
 /**

@@ -10,7 +10,7 @@ import { UserError } from '../core/model';
 import { decodeText } from './files';
 
 /** Folders never walked into: dependencies, VCS data, the ledger's own files. */
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.hg', '.svn', '.context-ledger', '.venv', 'venv', '__pycache__']);
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn', '.context-ledger', '.venv', 'venv', '__pycache__']);
 
 export const MAX_SOURCE_FILE_BYTES = 10 * 1024 * 1024;
 /** A walk stops after this many entries, so a huge tree cannot stall an import. */

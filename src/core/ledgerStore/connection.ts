@@ -23,6 +23,12 @@ export const systemClock: Clock = { now: () => new Date() };
 export class Connection {
   /** Bumped on every write so callers can cache derived data (e.g. a search index). */
   generation = 0;
+  /**
+   * Bumped when rows may have changed other than through the statement a caller just ran: a
+   * ROLLBACK (what the transaction wrote is undone) or a replayed delta. A table kept in
+   * memory beside the database (the file stamps) is read again after either.
+   */
+  untracked = 0;
   private transactionDepth = 0;
   /** Prepared once, reused: preparing a statement per call dominated bulk imports. */
   private readonly statements = new Map<string, Statement>();
@@ -78,6 +84,7 @@ export class Connection {
       return result;
     } catch (error) {
       this.db.exec('ROLLBACK');
+      this.untracked++;
       this.dropChangesFrom(mark);
       throw error;
     } finally {
@@ -103,6 +110,7 @@ export class Connection {
       this.db.exec('COMMIT');
     } catch (error) {
       this.db.exec('ROLLBACK');
+      this.untracked++;
       this.dropChangesFrom(mark);
       throw error;
     }
@@ -140,6 +148,7 @@ export class Connection {
   replay(changes: readonly Change[]): void {
     const kept = this.changes;
     this.changes = undefined;
+    this.untracked++;
     try {
       this.transaction(() => {
         for (const [sqlText, params] of changes) {

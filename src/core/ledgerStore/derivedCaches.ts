@@ -71,7 +71,8 @@ export class TermVectors implements TermVectorStore {
   private dict: string[] | undefined;
   /** Dictionary entries up to here are in the table. */
   private dictSaved = 0;
-  private cache: { version: string; vectors: Map<string, Uint8Array> } | undefined;
+  /** `others`: the table holds vectors of another extraction version, which the next flush deletes. */
+  private cache: { version: string; vectors: Map<string, Uint8Array>; others: boolean } | undefined;
   private pending: Array<[string, string, Uint8Array]> = [];
 
   constructor(private readonly conn: Connection) {}
@@ -89,12 +90,15 @@ export class TermVectors implements TermVectorStore {
   termVectors(version: string): Map<string, Uint8Array> {
     if (this.cache?.version !== version) {
       const vectors = new Map<string, Uint8Array>();
+      let others = false;
       if (this.conn.hasTable('term_vector')) {
-        for (const [key, data] of this.conn.rowValues('SELECT key, data FROM term_vector WHERE version = ?', [version])) {
-          if (data instanceof Uint8Array) vectors.set(String(key), data);
+        // Every row is read either way (the table is keyed by body, not version): its version says whether a flush has any to delete.
+        for (const [key, rowVersion, data] of this.conn.rowValues('SELECT key, version, data FROM term_vector')) {
+          if (rowVersion !== version) others = true;
+          else if (data instanceof Uint8Array) vectors.set(String(key), data);
         }
       }
-      this.cache = { version, vectors };
+      this.cache = { version, vectors, others };
     }
     return this.cache.vectors;
   }
@@ -118,8 +122,14 @@ export class TermVectors implements TermVectorStore {
       this.conn.execRaw('CREATE TABLE IF NOT EXISTS term_vector (key TEXT PRIMARY KEY, version TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID');
       for (let id = this.dictSaved; id < dict.length; id++) this.conn.exec('INSERT OR REPLACE INTO term_dict (id, term) VALUES (?, ?)', [id, dict[id]!]);
       for (const row of vectors) this.conn.exec('INSERT OR REPLACE INTO term_vector (key, version, data) VALUES (?, ?, ?)', row);
-      // Vectors of another extraction version are never read again.
-      if (vectors.length > 0) this.conn.exec('DELETE FROM term_vector WHERE version <> ?', [vectors[vectors.length - 1]![1]]);
+      // Vectors of another extraction version are never read again. Deleted only when there are
+      // any: the statement scans the whole table, here and again at every load that replays it
+      // from the index's delta.
+      const last = vectors[vectors.length - 1];
+      if (last !== undefined && (this.cache?.version !== last[1] || this.cache.others)) {
+        this.conn.exec('DELETE FROM term_vector WHERE version <> ?', [last[1]]);
+        if (this.cache?.version === last[1]) this.cache.others = false;
+      }
     });
     this.pending = [];
     this.dictSaved = dict.length;

@@ -16,30 +16,49 @@ export interface FileStamp {
  * the index (the session saves whenever it records one).
  */
 export class FileStamps {
+  /**
+   * The table as read once and kept in step by `put` and `remove`: a refresh, its import and the
+   * write after it each ask for every stamp (10,000 rows at 10,000 artifacts, tens of ms each), and
+   * a long-running session (the hook server, the MCP server, the editor) asks at every change.
+   * Read again after a rollback or a replayed delta (`Connection.untracked`).
+   */
+  private cache: { map: Map<string, FileStamp>; untracked: number } | undefined;
+
   constructor(private readonly conn: Connection) {}
 
+  /** Every stamp by path: a copy, which the caller's own puts and removes do not change. */
   all(): Map<string, FileStamp> {
-    const out = new Map<string, FileStamp>();
-    for (const [path, chainId, size, mtimeMs, hash] of this.conn.rowValues('SELECT path, chain_id, size, mtime_ms, hash FROM artifact_file')) {
-      out.set(String(path), { path: String(path), chainId: String(chainId), size: Number(size), mtimeMs: Number(mtimeMs), hash: String(hash) });
-    }
-    return out;
+    return new Map(this.current());
   }
 
   get(path: string): FileStamp | undefined {
-    const row = this.conn.rowValues('SELECT path, chain_id, size, mtime_ms, hash FROM artifact_file WHERE path = ?', [path])[0];
-    return row ? { path: String(row[0]), chainId: String(row[1]), size: Number(row[2]), mtimeMs: Number(row[3]), hash: String(row[4]) } : undefined;
+    return this.current().get(path);
   }
 
   put(stamp: FileStamp): void {
+    const map = this.current();
     this.conn.writeDerived(() =>
       this.conn.exec('INSERT OR REPLACE INTO artifact_file (path, chain_id, size, mtime_ms, hash) VALUES (?, ?, ?, ?, ?)', [
         stamp.path, stamp.chainId, stamp.size, stamp.mtimeMs, stamp.hash,
       ]),
     );
+    map.set(stamp.path, { ...stamp });
   }
 
   remove(path: string): void {
+    const map = this.current();
     this.conn.writeDerived(() => this.conn.exec('DELETE FROM artifact_file WHERE path = ?', [path]));
+    map.delete(path);
+  }
+
+  private current(): Map<string, FileStamp> {
+    if (this.cache?.untracked !== this.conn.untracked) {
+      const map = new Map<string, FileStamp>();
+      for (const [path, chainId, size, mtimeMs, hash] of this.conn.rowValues('SELECT path, chain_id, size, mtime_ms, hash FROM artifact_file')) {
+        map.set(String(path), { path: String(path), chainId: String(chainId), size: Number(size), mtimeMs: Number(mtimeMs), hash: String(hash) });
+      }
+      this.cache = { map, untracked: this.conn.untracked };
+    }
+    return this.cache.map;
   }
 }

@@ -22,6 +22,12 @@ const MAX_FOLDERS = 1000;
 export interface LedgerWatch {
   /** True when something may have changed since `markClean` (or the watch cannot tell). */
   readonly changed: boolean;
+  /**
+   * The files under the ledger folder the events since `markClean` named (absolute), or
+   * undefined when the watch cannot name them all (an event without a name, a watcher error):
+   * the session then lists every artifact file instead of looking at these alone.
+   */
+  readonly changedFiles: ReadonlySet<string> | undefined;
   /** Called just before the session's own check: a change during it is a change after it. */
   markClean(): void;
   /**
@@ -70,6 +76,8 @@ function byFolder(workspace: string, files: Iterable<string>): Map<string, Set<s
 export function watchLedger(workspace: string, ledgerFolder: string, knowledgeFiles: Iterable<string>, onChange: () => void = () => undefined): LedgerWatch {
   let watchers: fs.FSWatcher[] = [];
   let changed = true;
+  /** Named by the ledger folders' events since markClean; undefined: an event named none, or the watch started since. */
+  let named: Set<string> | undefined;
   let broken = false;
   /** A folder came or went under the ledger folder: its folders are listed again at the next rewatch. */
   let foldersMoved = true;
@@ -91,7 +99,12 @@ export function watchLedger(workspace: string, ledgerFolder: string, knowledgeFi
     }
   };
   const start = (): void => {
-    if (foldersMoved) ledger = ledgerFolders(ledgerFolder);
+    if (foldersMoved) {
+      const before = new Set(ledger);
+      ledger = ledgerFolders(ledgerFolder);
+      // A folder that came is watched from now: a file written in it before is named by no event, so the next look lists them all.
+      if (ledger.some((folder) => !before.has(folder))) named = undefined;
+    }
     foldersMoved = false;
     // The new watchers first, the old ones closed after: no moment without a watch.
     const next: fs.FSWatcher[] = [];
@@ -102,6 +115,8 @@ export function watchLedger(workspace: string, ledgerFolder: string, knowledgeFi
         open(next, folder, (event, name) => {
           if (folder === ledgerFolder && name === HOOKS_FOLDER) return false;
           if (event === 'rename') foldersMoved = true;
+          if (name === null) named = undefined;
+          else named?.add(path.join(folder, name));
           return true;
         });
       }
@@ -116,8 +131,12 @@ export function watchLedger(workspace: string, ledgerFolder: string, knowledgeFi
     get changed() {
       return changed || broken;
     },
+    get changedFiles() {
+      return broken ? undefined : named;
+    },
     markClean() {
       changed = false;
+      named = new Set();
     },
     rewatch(files) {
       if (files === undefined && !foldersMoved && !broken) return;

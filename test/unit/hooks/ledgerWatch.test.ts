@@ -88,3 +88,23 @@ test('a ledger folder that cannot be watched makes every look a change', (t) => 
   watch.markClean();
   assert.ok(watch.changed, 'no watch: the session’s own check decides every time');
 });
+
+test('the watch names the files that changed, and names none after a folder came (the next refresh lists them all)', async (t) => {
+  const { dir, ledger } = workspace();
+  const watch = watchLedger(dir, ledger, []);
+  t.after(() => watch.close());
+  assert.equal(watch.changedFiles, undefined, 'nothing named before the first refresh: it lists every file');
+  watch.markClean();
+  await settle();
+  const file = path.join(ledger, 'artifacts', 'decision', 'refunds-ünï.md');
+  fs.appendFileSync(file, 'more\n');
+  await seesChange(watch, 'an artifact file changed');
+  const named: ReadonlySet<string> | undefined = (watch as { changedFiles: ReadonlySet<string> | undefined }).changedFiles;
+  assert.ok(named?.has(file), 'the changed file is named');
+
+  watch.markClean();
+  fs.mkdirSync(path.join(ledger, 'artifacts', 'learning'));
+  await seesChange(watch, 'a new folder');
+  watch.rewatch();
+  assert.equal(watch.changedFiles, undefined, 'a folder came: files written in it before its watch are named by no event');
+});
