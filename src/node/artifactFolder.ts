@@ -50,7 +50,7 @@ export function mirrorPaths(root: string): { paths: string[]; skipped: { where: 
 /** A conflict copy an earlier version made (`x.conflict-<time>.md`): never read. */
 const CONFLICT_COPY = /\.conflict-[0-9TZ]+\.md$/;
 
-/** `<name>.md.tmp-<pid>-<random>`, as writeFileInside names a temporary file. */
+/** `<name>.md.tmp-<pid>-<hex>`, as replaceFileAtomically (atomicWrite.ts) names a temporary file. */
 export const TEMP_FILE = /\.md\.tmp-(\d+)-[0-9a-f]+$/;
 
 export function statOf(file: string): { size: number; mtimeMs: number } | undefined {

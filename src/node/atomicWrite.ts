@@ -20,7 +20,8 @@ export interface AtomicWriteOptions {
 let written = 0;
 
 export function replaceFileAtomically(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): void {
-  const temp = `${file}.tmp-${process.pid}-${Date.now().toString(36)}-${(written++).toString(36)}`;
+  // `<file>.tmp-<pid>-<hex>`: the shape artifactFolder.ts's TEMP_FILE knows, to remove one a killed writer left.
+  const temp = `${file}.tmp-${process.pid}-${Date.now().toString(16)}${(written++ % 0x10000).toString(16).padStart(4, '0')}`;
   try {
     const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
     try {

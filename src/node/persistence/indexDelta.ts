@@ -19,6 +19,7 @@ import * as fs from 'node:fs';
 import type { SqlValue } from 'sql.js';
 import type { ArtifactInput } from '../../core/model';
 import type { Change, FileStamp, LedgerStore } from '../../core/store';
+import { replaceFileAtomically } from '../atomicWrite';
 import { type FileIdentity, readWithIdentity } from './fileIdentity';
 
 /** A delta grows to this share of the database (and at most DELTA_MAX_BYTES) before a save folds it in. */
@@ -131,21 +132,7 @@ export function fitsDelta(delta: LoadedDelta | undefined, line: string, dbSize: 
 export function writeDelta(dbFile: string, base: FileIdentity, delta: LoadedDelta | undefined, line: string, durable = false): LoadedDelta {
   const file = deltaFileOf(dbFile);
   const text = (delta?.text ?? header(base)) + line;
-  const temp = `${file}.tmp-${process.pid}`;
-  fs.rmSync(temp, { force: true });
-  try {
-    const fd = fs.openSync(temp, 'wx');
-    try {
-      fs.writeFileSync(fd, text);
-      if (durable) fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  replaceFileAtomically(file, text, { durable });
   const stat = fs.statSync(file);
   return { identity: { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs }, text };
 }
