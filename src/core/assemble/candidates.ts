@@ -37,8 +37,6 @@ export interface Candidate {
   sectionShare?: number;
   /** The file in play the section names, when that is why it is offered. */
   namesFile?: string;
-  /** The change kinds of the files in play whose words point to the section, when that is why it is offered. */
-  ofKinds?: string[];
   /** A part of a rule in scope the task does not single out: offered for room nothing else can use (sectionCandidates.ts). */
   roomLeft?: boolean;
 }

@@ -2,7 +2,6 @@ import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { type BodySection, sectionRef, splitSections } from '../sections';
 import { contentHash } from '../tokens';
 import { type Candidate, type CandidateSet, compareCandidates, taskSources } from './candidates';
-import { changeKindsOf } from './changeKinds';
 import { type PackEntry, type PackState, packGreedy, takeOut } from './pack';
 import type { ActivePath } from './paths';
 import { INDEX_BODY_CHARS, type SearchIndex, buildQuery } from './relevance';
@@ -44,8 +43,6 @@ interface SectionDoc {
   artifact: Artifact;
   /** Its heading's and text's terms, counted. */
   terms: Map<string, number>;
-  /** Its heading's terms: what the part says it is about. */
-  headingTerms: Set<string>;
 }
 
 /** Artifact objects live as long as the store's generation: a warm build splits and counts nothing again. */
@@ -62,13 +59,9 @@ function sectionsOf(a: Artifact): SectionDoc[] {
             const artifact: Artifact = { ...a, id: sectionRef(a.id, section.slug), title, body: section.text, summary: null, contentHash: contentHash(section.text) };
             const terms = new Map<string, number>();
             const count = (term: string): void => void terms.set(term, (terms.get(term) ?? 0) + 1);
-            const headingTerms = new Set<string>();
-            forEachTerm(section.heading, (term) => {
-              count(term);
-              headingTerms.add(term);
-            });
+            forEachTerm(section.heading, count);
             forEachTerm(section.text.length > INDEX_BODY_CHARS ? section.text.slice(0, INDEX_BODY_CHARS) : section.text, count);
-            return { section, artifact, terms, headingTerms, lowerText: section.text.toLowerCase() };
+            return { section, artifact, terms, lowerText: section.text.toLowerCase() };
           });
     splits.set(a, known);
   }
@@ -98,12 +91,8 @@ function namesInPlay(active: readonly ActivePath[]): string[] {
  * not at all, beside its artifact's preview, never beside its full text (`settleSections`).
  */
 export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, index: SearchIndex, options: AssembleOptions, active: readonly ActivePath[]): void {
-  // The paths say an artifact applies; the task's own words, a file in play a part names, and
-  // the kinds of the files in play say which part of it matters. A kind's vocabulary picks the
-  // part of a rule whose heading names that kind of change (a Go style guide's "Linting" for
-  // any code change), as it picks the rule itself (`kindScores`): only rules are split.
-  const termsOfKind = (options.queryWeights.kinds > 0 ? changeKindsOf(active) : []).map((k) => ({ name: k.name, terms: [...buildQuery([{ text: k.vocabulary, weight: 1 }]).keys()] }));
-  const kindTerms = new Set(termsOfKind.flatMap((k) => k.terms));
+  // The paths say an artifact applies; the task's own words, and a file in play a part names,
+  // say which part of it matters.
   const query = buildQuery(taskSources(task, options));
   if (query.size === 0) return;
   const queryTerms = [...query.keys()];
@@ -138,12 +127,6 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
       return m;
     });
     const total = mass.reduce((sum, m) => sum + m, 0);
-    // A part is about a kind of change when its heading names the kind ("Linting", "Testing"),
-    // and few other parts' headings do: a kind's word in a part's text (a "test scenario" in an
-    // example) says nothing of what the part is about (measured: aspire lower, docs/benchmarks.md).
-    const kindHeadings = (s: SectionDoc): string[] => [...kindTerms].filter((term) => s.headingTerms.has(term));
-    const headingHolders = new Map<string, number>();
-    for (const term of kindTerms) headingHolders.set(term, holding((s) => s.headingTerms.has(term)));
     const given = new Set<number>();
     const offerRest = (): void => {
       if (c.pathMatch === undefined) return;
@@ -151,37 +134,21 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
         if (!given.has(i)) found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: ROOM_LEFT_SHARE, roomLeft: true });
       });
     };
-    const offer = (i: number, namesFile?: string, ofKinds?: string[]): void => {
-      const s = sections[i]!;
-      const wordsShare = total > 0 ? mass[i]! / total : 0;
-      // The evidence that the file applies to the work (its path match and what that earns)
-      // belongs whole to the part that names a file in play; only the words' match is divided.
-      const k = c.components;
-      given.add(i);
-      // A part the kind points to holds at least an even part of the file's worth: the kind
-      // says it applies as the paths say the file does, whatever the task's words.
-      const share =
-        namesFile !== undefined && c.score > 0
-          ? Math.min(1, (k.relevance * wordsShare + k.reference + Math.max(0, k.path)) / c.score)
-          : ofKinds !== undefined
-            ? Math.max(wordsShare, 1 / sections.length)
-            : wordsShare;
-      found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share, ...(namesFile !== undefined ? { namesFile } : {}), ...(ofKinds !== undefined ? { ofKinds } : {}) });
-    };
-    // The parts whose heading names a kind of the files in play, not already offered for the task's words.
-    const offerKinds = (): void => {
-      sections.forEach((s, i) => {
-        if (given.has(i)) return;
-        const named = kindHeadings(s).filter((term) => headingHolders.get(term)! <= distinctive);
-        if (named.length > 0) offer(i, undefined, termsOfKind.filter((kind) => kind.terms.some((term) => named.includes(term))).map((kind) => kind.name));
-      });
-    };
     if (total <= 0) {
-      offerKinds();
       offerRest();
       continue;
     }
     const length = sections.reduce((sum, s) => sum + s.artifact.body.length, 0);
+    const offer = (i: number, namesFile?: string): void => {
+      const s = sections[i]!;
+      const wordsShare = mass[i]! / total;
+      // The evidence that the file applies to the work (its path match and what that earns)
+      // belongs whole to the part that names a file in play; only the words' match is divided.
+      const k = c.components;
+      given.add(i);
+      const share = namesFile !== undefined && c.score > 0 ? Math.min(1, (k.relevance * wordsShare + k.reference + Math.max(0, k.path)) / c.score) : wordsShare;
+      found.push({ ...c, layer: c.layer === 'fixed' ? 'global' : c.layer, artifact: s.artifact, sectionOf: c, section: s.section, sectionShare: share, ...(namesFile !== undefined ? { namesFile } : {}) });
+    };
     let offered = 0;
     let densest = -1;
     let densestLift = 1;
@@ -215,7 +182,6 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     // whole. One part only: offering every part denser than the whole let one long file's
     // parts crowd out the shorter rules a task needs (docs/benchmarks.md).
     if (offered === 0 && densest >= 0) offer(densest);
-    offerKinds();
     offerRest();
   }
   if (found.length === 0) return;

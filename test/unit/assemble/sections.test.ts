@@ -209,38 +209,6 @@ describe('building context by sections', () => {
     assert.deepEqual(common.slugs, ['part-1'], common.why);
   });
 
-  test("the kind of the file in play picks the part of a rule whose heading names that kind, though the task's words point elsewhere", async () => {
-    // toolhive's 12,000-character Go style guide: every task was graded to need its "Linting"
-    // part, which shares no word with any task; the code kind's "lint" says which part it is.
-    const filler = 'Keep each handler small and readable, and name things for what they hold. ';
-    const parts: Array<[string, string]> = [
-      ['Retries', 'Retry with backoff and jitter; the backoff doubles on each attempt.'],
-      ['Linting', 'Run `task lint-fix` before submitting; never silence the linter.'],
-      ['Queues', 'Name queues for what they carry.'],
-      ['Channels', 'Close channels where they are made.'],
-      ['Interfaces', 'Keep interfaces small; a test double is written against the one method it needs.'],
-      ['Errors', 'Wrap errors with their cause.'],
-    ];
-    const body = parts.map(([heading, text]) => `## ${heading}\n\n${filler.repeat(8)}${text}\n\n${filler.repeat(8)}`).join('\n');
-    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
-    store.createArtifact({ id: 'go-style', type: 'convention', scope: 'path', paths: ['cmd/operator/**'], title: 'Go style rules', body });
-    const task = { title: 'Add jitter to the retry backoff', description: '' };
-    let why = '';
-    const shown = async (file: string): Promise<string[]> => {
-      const result = await assembleContext(store, { budget: 1000, now: NOW, task, paths: [`cmd/operator/${file}`], log: false });
-      assert.ok(result.tokensUsed <= 1000);
-      const item = result.items.find((i) => i.id === 'go-style')!;
-      assert.equal(item.mode, 'preview', 'the whole rule does not fit');
-      why = item.reason ?? '';
-      return matchedSlugs(item).sort();
-    };
-    assert.deepEqual(await shown('backoff.go'), ['linting', 'retries'], 'a code change: the linting part comes with the part the task names');
-    assert.match(why, /section "Linting" \(\d+% of its match; about the change kind: code\)/);
-    // A kind's word in a part's text ("a test double") says nothing of what the part is about: only headings count.
-    assert.ok(!why.includes('"Interfaces" ('), why);
-    assert.deepEqual(await shown('backoff.md'), ['retries'], 'a change to prose is not linted: only the part the task names');
-  });
-
   test('a pinned rule longer than the fixed share is named, and the section the task is about comes whole under it', async () => {
     // Cursor's alwaysApply and a user's pin are always in; an 11,000-character one (growthbook's
     // permissions rule, bench/devset) used to arrive as its first lines at every budget under 20k.
