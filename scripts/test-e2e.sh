@@ -15,7 +15,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 WHICH="${1:-${E2E_VSCODE:-both}}"
-CURRENT_FILES=(smoke.e2e.test.js extension.test.js chat.test.js interop.test.js commands.test.js layout.test.js registrations.test.js)
+CURRENT_FILES=(smoke.e2e.test.js newUser.test.js extension.test.js chat.test.js commands.test.js registrations.test.js)
 
 E2E_VSCODE="$WHICH" bash scripts/setup-e2e.sh || exit 1
 npx tsc -p tsconfig.e2e.json || exit 1

@@ -156,7 +156,7 @@ test('"Import Knowledge…" finds the ADR folder and the Copilot instructions, s
       labels.map((l) => l.trim()).filter((l) => !l.includes('.md')),
       ['ADR folder', 'Copilot instructions', 'Another folder…'],
     );
-    assert.ok(labels.some((l) => l.includes('docs/adr/0002-déjà-vu-retries.md')), JSON.stringify(labels));
+    assert.ok(labels.some((l) => l.includes('docs/adr/: 0001-use-sqlite-for-the-ledger.md, 0002-déjà-vu-retries.md')), JSON.stringify(labels));
     // Both detected formats come pre-selected.
     assert.match((await page.locator('.quick-input-widget .quick-input-count').first().innerText()).trim(), /^2 Selected$/);
     await screenshot(page, '01-import-pick');
@@ -252,7 +252,7 @@ async function exportCopilot(page: Workbench['page'], expected: RegExp): Promise
   return waitForNotification(page, expected);
 }
 
-test('"Export to Agent Rules…" writes Copilot instruction files within contextLedger.export.ruleFileBudget; the Markdown mirror holds one file per artifact, and "Sync Markdown Mirror" finds it current', async () => {
+test('"Export to Agent Rules…" writes Copilot instruction files within contextLedger.export.ruleFileBudget; the Markdown mirror holds one file per artifact, and "Sync Artifact Files" finds it current', async () => {
   const page = wb!.page;
   const global = path.join(workspace, '.github', 'instructions', 'context-ledger-global.instructions.md');
   // The budget from the user settings (150 tokens a file): what does not fit the global file goes
@@ -296,11 +296,11 @@ test('"Export to Agent Rules…" writes Copilot instruction files within context
   assert.equal(fs.readFileSync(path.join(workspace, '.github/instructions/typescript.instructions.md'), 'utf8'), FILES['.github/instructions/typescript.instructions.md']);
 
   // The Markdown mirror follows the ledger on its own (debounced): one file per imported artifact
-  // is there without a command, and Sync Markdown Mirror finds nothing left to write.
+  // is there without a command, and Sync Artifact Files finds nothing left to write.
   const mirror = path.join(workspace, '.context-ledger', 'artifacts');
   const mirrorFiles = (): string[] => (fs.existsSync(mirror) ? fs.readdirSync(mirror, { recursive: true }).map(String).filter((n) => n.endsWith('.md')) : []);
   await waitFor(() => Promise.resolve(mirrorFiles()), (files) => files.length === 6, 'one mirror file per imported artifact', TIMEOUTS.command);
-  await runCommand(page, 'Context Ledger: Sync Markdown Mirror');
+  await runCommand(page, 'Context Ledger: Sync Artifact Files');
   await waitForNotification(page, /Context Ledger: synced .*0 added to the ledger, 0 updated, 0 archived, 0 files written/);
   assert.equal(mirrorFiles().length, 6, mirrorFiles().join(', '));
   await screenshot(page, '05-export-and-sync');
