@@ -101,15 +101,18 @@ const CHECK_SOURCE = String.raw`(opts) => {
       const problems = [];
       const scrolls = !!el.closest('.monaco-scrollable-element');
       if (r.left < -1 || r.right > innerWidth + 1) problems.push('outside the window (' + Math.round(r.left) + '..' + Math.round(r.right) + ' of ' + innerWidth + ' px)');
+      let scrollsY = scrolls;
       for (let p = el.parentElement; p && p !== document.documentElement; p = p.parentElement) {
         const ps = getComputedStyle(p);
+        // Inside a box that scrolls up and down, what is below its edge is scrolled to, not cut.
+        if (ps.overflowY === 'auto' || ps.overflowY === 'scroll') scrollsY = true;
         const clipsX = ps.overflowX !== 'visible';
         const hidesY = ps.overflowY === 'hidden' || ps.overflowY === 'clip';
         if (!clipsX && !hidesY) continue;
         const pr = p.getBoundingClientRect();
         if (clipsX && (r.left < pr.left - 1 || r.right > pr.right + 1)) { problems.push('cut sideways by ' + (p.className || p.tagName)); break; }
         // Scrolled out of a pane that scrolls (VS Code's own scroller hides with overflow: hidden) is not cut.
-        if (hidesY && !scrolls && r.top < pr.bottom && (r.top < pr.top - 1 || r.bottom > pr.bottom + 1)) { problems.push('cut off by ' + (p.className || p.tagName)); break; }
+        if (hidesY && !scrollsY && r.top < pr.bottom && (r.top < pr.top - 1 || r.bottom > pr.bottom + 1)) { problems.push('cut off by ' + (p.className || p.tagName)); break; }
       }
       if (problems.length) out.clipped.push(say(el) + ': ' + problems.join(', '));
     }
