@@ -274,6 +274,14 @@ test("a new user's path at 1,000 px, dark and light: import, task, files, build,
     assert.equal(used, built, 'the Inspector shows the size of the built context');
     assert.equal(rows.length, imported, `every artifact is a row: ${rows.length} rows`);
     assert.ok(rows.some((r) => r.includes('Analytics Instrumentation')), rows.join('\n'));
+    // One token count everywhere: a row of the sidebar and the Inspector's row for it, given in full, say the same.
+    const inspectorTokens = await frame!.evaluate<Record<string, string>>(
+      'Object.fromEntries([...document.querySelectorAll("#items tbody tr[data-id]")].filter((r) => r.querySelector(".col-status").textContent.includes("In full")).map((r) => [r.querySelector(".col-title a").textContent.trim(), r.querySelector(".col-tokens").textContent.replace(/[^0-9]/g, "")]))',
+    );
+    // The sidebar counts once the tokenizer has loaded (the first build loads it), then refreshes.
+    const withTokens = (all: TreeItem[]): TreeItem[] => all.filter((i) => /^[\d,]+ tok\b/.test(i.description) && inspectorTokens[i.label] !== undefined);
+    const compared = withTokens(await waitForTreeItems(page, 'Artifacts', (all) => withTokens(all).length >= 3, TIMEOUTS.command));
+    for (const item of compared) assert.equal(/^([\d,]+) tok/.exec(item.description)![1]!.replace(/,/g, ''), inspectorTokens[item.label], `tokens of "${item.label}"`);
     // Beside the context the build opened: a column of about 320 px.
     await shoot('inspector-beside', { tabs: ['Context Inspector'] });
     // Alone in the editor area (about 650 px): the table's narrow layout.

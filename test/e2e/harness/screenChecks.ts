@@ -55,7 +55,10 @@ const CHECK_SOURCE = String.raw`(opts) => {
     if (opts.tabs.some((t) => label.startsWith(t))) roots.push(tab);
   }
   for (const toast of document.querySelectorAll('.notifications-toasts .notification-list-item')) {
-    if (/Context Ledger/.test(toast.querySelector('.notification-list-item-source')?.textContent || '')) roots.push(toast);
+    // Ours: its source says so, or (a toast cut to one line shows no source) its message does.
+    const source = toast.querySelector('.notification-list-item-source')?.textContent || '';
+    const message = (toast.querySelector('.notification-list-item-message')?.textContent || '').trim();
+    if (/Context Ledger/.test(source) || message.startsWith('Context Ledger')) roots.push(toast);
   }
   const visible = (el) => {
     const r = el.getBoundingClientRect();
