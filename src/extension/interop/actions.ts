@@ -194,6 +194,7 @@ export async function syncFolderMirror(s: Services, folder: vscode.WorkspaceFold
     if (pick) s.logger.show();
     return;
   }
-  const pick = await vscode.window.showInformationMessage(`Context Ledger: synced ${where} — ${summary}.`, ...(report.problems.length > 0 ? ['Show Log'] : []));
+  // Always a button: VS Code cuts a toast without one to a line, which hid the counts.
+  const pick = await vscode.window.showInformationMessage(`Context Ledger: synced ${where} — ${summary}.`, 'Show Log');
   if (pick) s.logger.show();
 }
