@@ -134,9 +134,38 @@ export function groupArtifacts(artifacts: readonly Artifact[], filter: ArtifactF
   return groups;
 }
 
-/** A title as plain text for a row or a label: Markdown code spans (`npm test`) lose their backticks. */
+/**
+ * Text as a row or a label shows it (plain, not Markdown): code spans (`npm test`) lose their
+ * backticks, bold and `<b>` their marks, a link `[text](target)` becomes its text.
+ */
 export function displayTitle(title: string): string {
-  return title.replace(/(`+)([^`]+?)\1/g, '$2');
+  return title
+    .replace(/(`+)([^`]+?)\1/g, '$2')
+    .replace(/(\*\*|__)(\S(?:.*?\S)?)\1/g, '$2')
+    .replace(/<(b|strong)>(.*?)<\/\1>/gi, '$2')
+    .replace(/\[([^\]\n]+)\]\([^)\n]+\)/g, '$1');
+}
+
+/**
+ * Prose for tree rows, which VS Code cuts at the side bar's edge: the words in rows of at most
+ * `width` characters, at most `rows` of them (the last ends with "…" when more was left out).
+ */
+export function wrapForRows(text: string, width = 36, rows = 4): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) out.push(line);
+  if (out.length <= rows) return out;
+  const kept = out.slice(0, rows);
+  kept[rows - 1] = `${kept[rows - 1]!.slice(0, width - 1)}…`;
+  return kept;
 }
 
 /** The short description next to an artifact: tokens, version, status, where it applies. */

@@ -66,7 +66,7 @@ export const COMMAND_CONTRIBUTIONS: Readonly<Record<ContributedCommandId, Comman
   [AGENT_COMMANDS.withoutChatModel]: { title: 'Use @ledger Without a Chat Model…', icon: '$(comment-discussion)' },
   [INTEROP_COMMANDS.importKnowledge]: { title: 'Import Knowledge…', icon: '$(cloud-download)' },
   [INTEROP_COMMANDS.exportAgentRules]: { title: 'Export to Agent Rules…', icon: '$(export)' },
-  [INTEROP_COMMANDS.syncMirror]: { title: 'Sync Markdown Mirror', icon: '$(sync)' },
+  [INTEROP_COMMANDS.syncMirror]: { title: 'Sync Artifact Files', icon: '$(sync)' },
   [INTEROP_COMMANDS.whichRules]: { title: 'Which Rules Apply to This File?', icon: '$(checklist)' },
 };
 
@@ -119,7 +119,8 @@ export const MENU_CONTRIBUTIONS: Readonly<Record<MenuId, readonly MenuEntry[]>> 
     { command: COMMANDS.buildContext, when: 'view == contextLedger.artifacts', group: 'navigation@1' },
     { command: COMMANDS.addArtifact, when: 'view == contextLedger.artifacts', group: 'navigation@2' },
     { command: COMMANDS.openInspector, when: 'view == contextLedger.artifacts', group: 'navigation@3' },
-    { command: COMMANDS.refresh, when: 'view == contextLedger.artifacts', group: 'navigation@9' },
+    // In the … menu: with a filter on, its Clear button joins the title bar, and at the default side-bar width the view's name was cut to "Artif…".
+    { command: COMMANDS.refresh, when: 'view == contextLedger.artifacts', group: '9_log@1' },
     { command: COMMANDS.showLog, when: 'view == contextLedger.artifacts', group: '9_log' },
     { command: COMMANDS.searchArtifacts, when: 'view == contextLedger.artifacts', group: 'navigation@3' },
     { command: COMMANDS.filterArtifacts, when: 'view == contextLedger.artifacts', group: 'navigation@4' },

@@ -146,7 +146,7 @@ export class FolderLedger implements vscode.Disposable {
     });
   }
 
-  /** **Sync Markdown Mirror**: imports the artifact files now, and writes any chain's missing file. */
+  /** **Sync Artifact Files**: imports the artifact files now, and writes any chain's missing file. */
   syncFiles(): Promise<SyncReport> {
     return this.exclusive(async () => {
       const report = await (await this.open(true))!.syncFiles();

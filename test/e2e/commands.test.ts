@@ -16,7 +16,6 @@ import {
   answerInputBox,
   clickDialogButton,
   extensionLogLines,
-  openFile,
   openView,
   pickQuickInputItem,
   runCli,
@@ -34,7 +33,7 @@ import {
   waitForTreeItems,
   withFailureScreenshot,
 } from './harness';
-import type { ExtensionSession, Workbench } from './harness';
+import type { ExtensionSession, TreeItem, Workbench } from './harness';
 
 let session: ExtensionSession | undefined;
 let workspace = '';
@@ -98,14 +97,16 @@ test('a new task becomes the active task, and its stage changes, in the Active T
   await screenshot(page, '01-task-paths');
   await answerInputBox(page, 'new task (4/4)', 'bug, payments');
   await openView(page, 'Active Task');
-  let items = await waitForTreeItems(page, 'Active Task', (all) => all.some((i) => i.label === title) && all.some((i) => i.label === 'Stage: plan'));
+  // A long title goes on over the rows under it (a tree row does not wrap): read them as one text.
+  const shows = (all: TreeItem[], text: string): boolean => all.map((i) => i.label).join(' ').includes(text);
+  let items = await waitForTreeItems(page, 'Active Task', (all) => shows(all, title) && all.some((i) => i.label === 'Stage: plan'));
   assert.ok(items.some((i) => i.label === 'Labels: bug, payments'), JSON.stringify(items));
   await screenshot(page, '02-task-view');
 
   await runCommandForQuickInput(page, 'Context Ledger: Change task stage…', `stage of "${title}"`);
   await pickQuickInputItem(page, `stage of "${title}"`, 'review', 'review');
   items = await waitForTreeItems(page, 'Active Task', (all) => all.some((i) => i.label === 'Stage: review'));
-  assert.ok(items.some((i) => i.label === title));
+  assert.ok(shows(items, title), JSON.stringify(items));
   await screenshot(page, '03-task-stage-review');
 
   const tasks = JSON.parse(runCli(['task', 'list', '--db', db, '--format', 'json'])) as { title: string; stage: string; active: boolean; description: string; labels: string[] }[];
@@ -335,31 +336,6 @@ test('"Open database folder" reveals the ledger file in the Explorer', async () 
   await withFailureScreenshot(page, 'reveal-db', () => row.first().waitFor({ state: 'visible', timeout: TIMEOUTS.ui }));
   assert.equal(await row.first().getAttribute('aria-selected'), 'true', 'the database file is selected');
   await screenshot(page, '13-database-revealed');
-});
-
-test('"Add module memory for the current file" opens a draft scoped to its folder, saved into the ledger', async () => {
-  const page = wb!.page;
-  await openFile(page, 'src/api/holds.ts');
-  await runCommand(page, 'Context Ledger: Add module memory for the current file');
-  await withFailureScreenshot(page, 'module-memory-draft', async () => {
-    const text = await waitFor(() => activeEditorText(page), (t) => t.includes('Module: src/api') && t.includes('Invariants and gotchas'), 'the whole module memory draft');
-    assert.match(text, /scope: path/);
-    assert.match(text, /paths: \[src\/api\/\*\*\]/);
-    await page.keyboard.press('Control+End');
-    await page.keyboard.type('Handlers return problem+json; never throw raw errors.');
-    await screenshot(page, '14-module-memory-draft');
-    await page.keyboard.press('Control+S');
-    await page.locator('.editor-group-container.active .tab.active.dirty').waitFor({ state: 'detached', timeout: TIMEOUTS.ui });
-  });
-  await openView(page, 'Artifacts');
-  // The tree only renders the rows in view: narrow it to find the new one.
-  await runCommandForQuickInput(page, 'Context Ledger: Search artifacts…', 'search artifacts');
-  await answerInputBox(page, 'search artifacts', 'module');
-  await waitForTreeItems(page, 'Artifacts', (all) => all.some((i) => i.label === 'Module: src/api' && i.description.includes('src/api/**')));
-  const saved = await waitFor(() => Promise.resolve(artifacts('--type', 'module_memory')), (rows) => rows.some((a) => a.title === 'Module: src/api'), 'the module memory in the ledger');
-  assert.ok(show(saved.find((a) => a.title === 'Module: src/api')!.id).body.includes('never throw raw errors'));
-  await screenshot(page, '15-module-memory-saved');
-  await runCommand(page, 'Context Ledger: Clear artifact filter');
 });
 
 test('"Filter artifacts…" by type shows only that type, with the filter named above the tree', async () => {

@@ -16,3 +16,4 @@ export * from './harness/workbench';
 export * from './harness/ui';
 export * from './harness/packaging';
 export * from './harness/session';
+export * from './harness/screenChecks';

@@ -2,7 +2,7 @@
  * Restricted Mode in a real code-server + Chromium: the sample workspace opened untrusted.
  * What only reads the ledger keeps working (Build agent context); what would read or write
  * files the workspace controls refuses with a message that says why and offers the trust
- * editor (Import Knowledge, Export to Agent Rules, Sync Markdown Mirror, the agent inbox),
+ * editor (Import Knowledge, Export to Agent Rules, Sync Artifact Files, the agent inbox),
  * auto-inject writes nothing, an imported AGENTS.md that changes is not followed, and nothing
  * lands on disk. Trusting the workspace then turns the inbox, auto-inject and the following of
  * knowledge files on. Screenshots land in test-output/e2e/restricted/.
@@ -87,7 +87,7 @@ test('the workspace opens in Restricted Mode and "Build agent context" still wor
   await screenshot(page, '01-restricted-build');
 });
 
-test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse with a message, and write nothing', async () => {
+test('Import Knowledge, Export to Agent Rules and Sync Artifact Files refuse with a message, and write nothing', async () => {
   const { page } = session!.wb;
   const { db } = session!;
   // Every other file of the ledger's folder (a lock, the knowledge files' stamps, a temporary file, a database moved aside), by name, size and time.
@@ -114,7 +114,7 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
   const cases: [string, RegExp][] = [
     ['Context Ledger: Import Knowledge…', /does not import knowledge in Restricted Mode: it would read and write files this workspace controls/],
     ['Context Ledger: Export to Agent Rules…', /does not export agent rules in Restricted Mode/],
-    ['Context Ledger: Sync Markdown Mirror', /does not sync the Markdown mirror in Restricted Mode/],
+    ['Context Ledger: Sync Artifact Files', /does not sync the artifact files in Restricted Mode/],
   ];
   for (const [command, message] of cases) {
     await runCommand(page, command);
@@ -122,7 +122,7 @@ test('Import Knowledge, Export to Agent Rules and Sync Markdown Mirror refuse wi
     assert.match(shown, /Trust the workspace to /);
   }
   // Each refusal offers the trust editor.
-  const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'does not sync the Markdown mirror' }).first();
+  const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: 'does not sync the artifact files' }).first();
   assert.equal(await toast.locator('.monaco-button', { hasText: 'Manage Workspace Trust' }).count(), 1);
   await screenshot(page, '02-refusals');
 

@@ -51,7 +51,10 @@ export function taskCommands(s: Services): CommandTable<(typeof TASK_COMMAND_IDS
       return store.setActiveTask(created.id)!;
     }, 'tasks');
     s.taskTree.refresh();
-    void vscode.window.showInformationMessage(`Context Ledger: "${task.title}" is the active task (stage ${task.stage}); its context follows it.`);
+    // With a button the toast shows whole (VS Code cuts a toast without one to a line) and offers the next step.
+    void vscode.window
+      .showInformationMessage(`Context Ledger: "${task.title}" is the active task (stage ${task.stage}); its context follows it.`, 'Build agent context')
+      .then((pick) => pick && vscode.commands.executeCommand(COMMANDS.buildContext));
     return task;
   };
 

@@ -176,7 +176,7 @@ export async function exportAgentRules(s: Services, folder: vscode.WorkspaceFold
 
 export async function syncFolderMirror(s: Services, folder: vscode.WorkspaceFolder): Promise<void> {
   const ledger = s.registry.get(folder);
-  const report = await withDelayedProgress('syncing the Markdown mirror…', ledger.syncFiles());
+  const report = await withDelayedProgress('syncing the artifact files…', ledger.syncFiles());
   s.artifactTree.refresh();
   const where = path.relative(folder.uri.fsPath, report.folder) || report.folder;
   const summary =
@@ -194,6 +194,7 @@ export async function syncFolderMirror(s: Services, folder: vscode.WorkspaceFold
     if (pick) s.logger.show();
     return;
   }
-  const pick = await vscode.window.showInformationMessage(`Context Ledger: synced ${where} — ${summary}.`, ...(report.problems.length > 0 ? ['Show Problems'] : []));
+  // Always a button: VS Code cuts a toast without one to a line, which hid the counts.
+  const pick = await vscode.window.showInformationMessage(`Context Ledger: synced ${where} — ${summary}.`, 'Show Log');
   if (pick) s.logger.show();
 }

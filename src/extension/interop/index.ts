@@ -47,8 +47,8 @@ export function registerInteropFeatures(context: vscode.ExtensionContext, servic
     if (folder) await exportAgentRules(s, folder);
   });
 
-  register(INTEROP_COMMANDS.syncMirror, 'Syncing the Markdown mirror', async () => {
-    if (!requireTrust('sync the Markdown mirror')) return;
+  register(INTEROP_COMMANDS.syncMirror, 'Syncing the artifact files', async () => {
+    if (!requireTrust('sync the artifact files')) return;
     const { pickFolder, syncFolderMirror } = await actions();
     const folder = await pickFolder(s, 'sync');
     if (folder) await syncFolderMirror(s, folder);

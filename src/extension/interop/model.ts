@@ -39,10 +39,30 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** "3 files: docs/adr/0001-a.md, docs/adr/0002-b.md, …" */
-export function filesDetail(files: readonly string[], shown = 3): string {
-  const head = files.slice(0, shown).join(', ');
-  return files.length > shown ? `${head}, … (${files.length - shown} more)` : head;
+/**
+ * The files of a detected format on one quick-pick line that shows whole at a 1,000 px window
+ * (about `width` characters): their shared folder once, then as many names as fit.
+ * "docs/adr/: 0001-a.md, 0002-b.md, … (3 more)"
+ */
+export function filesDetail(files: readonly string[], width = 72): string {
+  const dirs = files.map((f) => f.split('/').slice(0, -1));
+  let shared = dirs[0] ?? [];
+  for (const dir of dirs) {
+    let i = 0;
+    while (i < shared.length && i < dir.length && shared[i] === dir[i]) i++;
+    shared = shared.slice(0, i);
+  }
+  const prefix = shared.length > 0 ? `${shared.join('/')}/: ` : '';
+  const names = files.map((f) => f.split('/').slice(shared.length).join('/'));
+  let line = prefix + (names[0] ?? '');
+  let shown = names.length > 0 ? 1 : 0;
+  for (const name of names.slice(1)) {
+    const rest = names.length - shown - 1;
+    if (`${line}, ${name}${rest > 0 ? `, … (${rest} more)` : ''}`.length > width) break;
+    line += `, ${name}`;
+    shown++;
+  }
+  return shown < names.length ? `${line}, … (${names.length - shown} more)` : line;
 }
 
 export interface ImportTotals {

@@ -1,10 +1,14 @@
 import * as vscode from 'vscode';
 import { commitLines } from '../../core/git';
 import type { Task } from '../../core/model';
+import { displayTitle, wrapForRows } from '../artifactTreeModel';
 import { DisposableBase } from '../disposable';
 import { COMMANDS, CONTEXT_KEYS, TREE_ITEM_KINDS, VIEWS } from '../ids';
 import type { LedgerRegistry } from '../ledgers';
 import type { Logger } from '../logger';
+
+/** Characters a row of the Active Task view holds in a side bar of the default width (about 250 px of text). */
+const ROW_WIDTH = 32;
 
 export interface TaskNode {
   folder: vscode.WorkspaceFolder;
@@ -13,6 +17,9 @@ export interface TaskNode {
   count?: number;
   /** For `commits`: the recorded commits, newest first (short hash and subject). */
   commits?: string[];
+  /** For `title` and `description`: this row's part of the text, and its place. */
+  text?: string;
+  row?: number;
 }
 
 /**
@@ -57,9 +64,12 @@ export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataP
         if (!found) continue;
         const { task, count, commits } = found;
         if (multi) nodes.push({ folder, task, field: 'folder' });
-        nodes.push({ folder, task, field: 'title' }, { folder, task, field: 'stage' });
+        // The title and the description's first line (the rest, e.g. the paths, is in the tooltip) as
+        // plain text, in rows narrow enough for a side bar to show whole: a tree row does not wrap.
+        wrapForRows(displayTitle(task.title), ROW_WIDTH, 3).forEach((text, row) => nodes.push({ folder, task, field: 'title', text, row }));
+        nodes.push({ folder, task, field: 'stage' });
         if (task.labels.length > 0) nodes.push({ folder, task, field: 'labels' });
-        if (task.description.trim() !== '') nodes.push({ folder, task, field: 'description' });
+        wrapForRows(displayTitle(task.description.trim().split('\n')[0] ?? ''), ROW_WIDTH).forEach((text, row) => nodes.push({ folder, task, field: 'description', text, row }));
         nodes.push({ folder, task, field: 'artifacts', count });
         if (commits.length > 0) nodes.push({ folder, task, field: 'commits', count: commits.length, commits });
       } catch (error) {
@@ -74,18 +84,18 @@ export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataP
     const { task } = node;
     const item = new vscode.TreeItem('', vscode.TreeItemCollapsibleState.None);
     item.contextValue = TREE_ITEM_KINDS.taskField;
-    item.id = `${node.folder.uri.toString()}:${task.id}:${node.field}`;
+    item.id = `${node.folder.uri.toString()}:${task.id}:${node.field}${node.row ? `:${node.row}` : ''}`;
     switch (node.field) {
       case 'folder':
         item.label = node.folder.name;
         item.iconPath = vscode.ThemeIcon.Folder;
         break;
       case 'title':
-        item.label = task.title;
-        item.description = task.id;
-        item.iconPath = new vscode.ThemeIcon('tasklist');
-        item.tooltip = new vscode.MarkdownString(`**${task.title}**\n\n${task.description}`);
-        item.contextValue = TREE_ITEM_KINDS.taskTitle;
+        // The id is in the tooltip: beside the title it only pushed the title out of the row.
+        item.label = node.text ?? '';
+        item.iconPath = new vscode.ThemeIcon(node.row ? 'blank' : 'tasklist');
+        item.tooltip = `${displayTitle(task.title)} (${task.id})\n\n${task.description}`;
+        if (!node.row) item.contextValue = TREE_ITEM_KINDS.taskTitle;
         break;
       case 'stage':
         item.label = `Stage: ${task.stage}`;
@@ -99,8 +109,8 @@ export class TaskTreeProvider extends DisposableBase implements vscode.TreeDataP
         item.iconPath = new vscode.ThemeIcon('tag');
         break;
       case 'description':
-        item.label = task.description.split('\n')[0]!;
-        item.iconPath = new vscode.ThemeIcon('note');
+        item.label = node.text ?? '';
+        item.iconPath = new vscode.ThemeIcon(node.row ? 'blank' : 'note');
         item.tooltip = task.description;
         break;
       case 'artifacts':

@@ -72,7 +72,10 @@ export class TrackedFilesProvider extends DisposableBase implements vscode.TreeD
     item.label = path.posix.basename(activity.path);
     const dir = path.posix.dirname(activity.path);
     const multi = this.registry.folders().length > 1;
-    const where = [multi ? node.folder.name : '', dir === '.' ? '' : dir].filter(Boolean).join(' · ');
+    // The folder's last two names: a deep path filled the row and hid what follows (the tooltip has it whole).
+    const parts = dir === '.' ? [] : dir.split('/');
+    const shortDir = parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : parts.join('/');
+    const where = [multi ? node.folder.name : '', shortDir].filter(Boolean).join(' · ');
     item.description = [where, activitySummary(activity), timeAgo(lastActivity(activity), node.now)].filter(Boolean).join(' · ');
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown(`**${activity.path}**\n\n`);

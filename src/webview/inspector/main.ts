@@ -384,7 +384,7 @@ function page(m: InspectorModel): TemplateResult {
     }}>
       <vscode-tab-header slot="header" data-tab="items">Items <vscode-badge variant="counter">${fmt(m.rows.length)}</vscode-badge></vscode-tab-header>
       <vscode-tab-panel>${ui.tab === 'items' ? itemsTab(m) : nothing}</vscode-tab-panel>
-      <vscode-tab-header slot="header" data-tab="agent">What the agent sees</vscode-tab-header>
+      <vscode-tab-header slot="header" data-tab="agent" aria-label="What the agent sees"><span class="wide-only">What the agent sees</span><span class="narrow-only">Agent sees</span></vscode-tab-header>
       <vscode-tab-panel>${ui.tab === 'agent' ? agentTab(m) : nothing}</vscode-tab-panel>
       <vscode-tab-header slot="header" data-tab="history">History <vscode-badge variant="counter">${fmt(m.history.length)}</vscode-badge></vscode-tab-header>
       <vscode-tab-panel>${ui.tab === 'history' ? historyTab(m) : nothing}</vscode-tab-panel>

@@ -120,6 +120,21 @@ export function writeUserSettings(userDataDir: string, settings: Record<string, 
 }
 
 /**
+ * A key that toggles the light and the dark theme (`workbench.preferred{Dark,Light}ColorTheme`,
+ * Default Dark/Light Modern). A key, not the palette nor the settings file: it works while a
+ * quick pick is open and leaves it open (the palette would close it; code-server did not apply an
+ * edit of settings.json made behind its back within 30 s).
+ */
+export const THEME_TOGGLE_KEY = 'Control+Alt+Shift+F9';
+
+/** Writes <userDataDir>/User/keybindings.json: THEME_TOGGLE_KEY. */
+function writeUserKeybindings(userDataDir: string): void {
+  const file = path.join(userDataDir, 'User', 'keybindings.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify([{ key: 'ctrl+alt+shift+f9', command: 'workbench.action.toggleLightDarkThemes' }], null, 2));
+}
+
+/**
  * Starts code-server on a free 127.0.0.1 port (no auth) and resolves when it answers HTTP.
  * The server runs in its own process group; stop() ends the whole group (extension host included).
  */
@@ -131,6 +146,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   if (options.vsixPath) {
     await installVsix(options.vsixPath, options.extensionsDir, options.userDataDir);
   }
+  writeUserKeybindings(options.userDataDir);
   writeUserSettings(options.userDataDir, options.trusted === false ? { ...RESTRICTED_MODE_SETTINGS, ...options.settings } : options.settings);
 
   let lastError: Error | undefined;

@@ -99,6 +99,13 @@ export function installUnpackedExtension(folder: string, extensionsDir: string):
   return target;
 }
 
+/** `<dir>/workspace`, empty, and where its ledger will be once something creates it. */
+function blankWorkspace(dir: string): SampleWorkspace {
+  const workspace = path.join(dir, 'workspace');
+  fs.mkdirSync(workspace, { recursive: true });
+  return { workspace, db: path.join(workspace, '.context-ledger', 'ledger.db') };
+}
+
 /**
  * The usual start of an extension test file: the packaged .vsix (packageExtension) installed
  * into a fresh code-server on a seeded copy of the sample workspace (seedSampleWorkspace),
@@ -112,6 +119,8 @@ export async function startExtensionSession(
     prepare?: (seeded: SampleWorkspace) => void;
     /** Test-only extension folders (e.g. TEST_MODEL_EXTENSION) loaded beside the packaged one. */
     unpacked?: string[];
+    /** A new user's workspace: an empty folder with no ledger (`prepare` writes its files), not the seeded sample. */
+    blank?: boolean;
   } = {},
 ): Promise<ExtensionSession> {
   const shots = path.join(OUTPUT_DIR, name);
@@ -122,7 +131,7 @@ export async function startExtensionSession(
     if (!process.env.E2E_KEEP_TMP) fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const seeded = seedSampleWorkspace(dir);
+    const seeded = options.blank ? blankWorkspace(dir) : seedSampleWorkspace(dir);
     options.prepare?.(seeded);
     const userDataDir = path.join(dir, 'user-data');
     for (const folder of options.unpacked ?? []) installUnpackedExtension(folder, path.join(dir, 'extensions'));
