@@ -45,8 +45,15 @@ export async function clickContextMenuItem(page: Page, label: string): Promise<v
   await withFailureScreenshot(page, `context-menu-click-${label}`, () => item.click({ timeout: TIMEOUTS.ui }));
 }
 
-/** Closes an open context menu. */
+/**
+ * Closes a context menu that is still open. After a click the menu closes itself: an Escape
+ * pressed then reaches whatever the clicked command is opening and may cancel it, so it is
+ * pressed only when the menu is still there.
+ */
 export async function closeContextMenu(page: Page): Promise<void> {
+  const menu = page.locator(MENU).first();
+  const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false);
+  if (closed) return;
   await page.keyboard.press('Escape');
-  await page.locator(MENU).first().waitFor({ state: 'hidden', timeout: TIMEOUTS.ui }).catch(() => undefined);
+  await menu.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui }).catch(() => undefined);
 }

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { type Artifact, artifactUrn, type Scope, type TokenizerName } from '../../core/model';
 import type { LedgerStore } from '../../core/store';
 import { fullCostOf } from '../../core/assemble/blocks';
-import { TokenCounter } from '../../core/tokens';
+import { TokenCounter, type TokenCountCache } from '../../core/tokens';
 import {
   type ArtifactFilterState,
   artifactDescription,
@@ -43,32 +43,50 @@ interface Snapshot {
   tokens: Map<string, number>;
 }
 
-/** Token counters, handed out after the first render; the tree shows counts once one is ready. */
+/**
+ * Token counters, handed out after the first render; the tree shows counts once one is ready.
+ * One per folder and tokenizer, not per store object: the session opens a new store whenever
+ * another process changed the index (a hook, an MCP server, the CLI), and a counter keyed by the
+ * store was handed out again, as not ready, after each such change, so the counts could stay
+ * away for as long as other processes kept writing. The counter's cache of counts by content
+ * hash follows the newest store it was asked with.
+ */
 class BackgroundCounters {
-  private readonly counters = new Map<LedgerStore, Map<TokenizerName, TokenCounter | Promise<void>>>();
+  private readonly counters = new Map<string, { cache: StoreCountCache; counter: TokenCounter | Promise<void> }>();
 
   constructor(private readonly onReady: () => void) {}
 
-  get(store: LedgerStore, tokenizer: TokenizerName): TokenCounter | undefined {
-    let byName = this.counters.get(store);
-    if (!byName) {
-      byName = new Map();
-      this.counters.set(store, byName);
+  get(folderKey: string, store: LedgerStore, tokenizer: TokenizerName): TokenCounter | undefined {
+    const key = `${tokenizer} ${folderKey}`;
+    const known = this.counters.get(key);
+    if (known) {
+      known.cache.store = store;
+      return known.counter instanceof TokenCounter ? known.counter : undefined;
     }
-    const known = byName.get(tokenizer);
-    if (known instanceof TokenCounter) return known;
-    if (!known) {
-      // Lazy: the tokenizer loads only for a count the ledger has not cached (most are, by content hash).
-      const counter = TokenCounter.lazy(tokenizer, store);
-      byName.set(
-        tokenizer,
-        Promise.resolve().then(() => {
-          byName.set(tokenizer, counter);
-          this.onReady();
-        }),
-      );
-    }
+    // Lazy: the tokenizer loads only for a count the ledger has not cached (most are, by content hash).
+    const cache = new StoreCountCache(store);
+    const counter = TokenCounter.lazy(tokenizer, cache);
+    const entry = {
+      cache,
+      counter: Promise.resolve().then(() => {
+        entry.counter = counter;
+        this.onReady();
+      }) as TokenCounter | Promise<void>,
+    };
+    this.counters.set(key, entry);
     return undefined;
+  }
+}
+
+class StoreCountCache implements TokenCountCache {
+  constructor(public store: LedgerStore) {}
+
+  getTokenCount(hash: string, tokenizer: TokenizerName): number | undefined {
+    return this.store.getTokenCount(hash, tokenizer);
+  }
+
+  putTokenCount(hash: string, tokenizer: TokenizerName, count: number): void {
+    this.store.putTokenCount(hash, tokenizer, count);
   }
 }
 
@@ -134,7 +152,7 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     const snapshot = await this.registry.get(folder).read((store) => {
       const latest = store.latestArtifacts();
       const tokens = new Map<string, number>();
-      const counter = this.counters.get(store, tokenizer);
+      const counter = this.counters.get(key, store, tokenizer);
       if (counter) for (const a of latest) tokens.set(a.id, fullCostOf(counter, a));
       return { latest, tokens };
     });
