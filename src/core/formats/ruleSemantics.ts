@@ -271,7 +271,7 @@ export const TOOL_OF: Readonly<Record<RuleFileKind, string>> = {
   'cursor-legacy': 'Cursor',
   'claude-md': 'Claude Code',
   'claude-rules': 'Claude Code',
-  'agents-md': 'Agents that read AGENTS.md',
+  'agents-md': 'An agent that reads AGENTS.md',
   cline: 'Cline',
   'kiro-steering': 'Kiro',
   'windsurf-rule': 'Windsurf',
@@ -286,7 +286,7 @@ export const TOOL_OF: Readonly<Record<RuleFileKind, string>> = {
   'augment-rule': 'Augment',
   'augment-legacy': 'Augment',
   'zed-rules': 'Zed',
-  skill: 'Agents that read Agent Skills',
+  skill: 'An agent that reads Agent Skills',
 };
 
 /** What the file's tool makes of it, from its front matter (`data`) and where it sits (`match`). */

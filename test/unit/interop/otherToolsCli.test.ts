@@ -134,3 +134,12 @@ describe('every tool\'s files in one workspace (real CLI, real files)', () => {
     assert.match(unknown.stderr, /--to copilot\|cursor\|agents\|kiro\|windsurf\|continue\|roo\|amazonq\|augment\|gemini/);
   });
 });
+
+describe('import-folder names the reader of an AGENTS.md in a sentence that reads', () => {
+  it('says "An agent that reads AGENTS.md loads this file whole"', () => {
+    const dir = tempDir('ledger-agents-md-reader-');
+    fs.writeFileSync(path.join(dir, 'AGENTS.md'), '# Rules\n\nUse tabs.\n');
+    const text = cli(['import-folder', '--dry-run'], { cwd: dir }).stdout;
+    assert.match(text, /AGENTS\.md: always on for the whole workspace \(An agent that reads AGENTS\.md loads this file whole\)/);
+  });
+});
