@@ -122,8 +122,6 @@ export class LedgerSession {
   private closed = false;
   /** The artifact files as this session's last import left them (see listingKey). */
   private lastImported: string | undefined;
-  /** The index's file stamps, read once per loaded store (cleared by every write). */
-  private stamps: { store: LedgerStore; map: Map<string, FileStamp> } | undefined;
   /** The artifact files as this session last listed them (a refresh told which files changed looks at those alone). */
   private lastListing: FolderListing | undefined;
   /** While a write runs: the chains its refreshes brought in from the files (a change there is a teammate's). */
@@ -264,7 +262,6 @@ export class LedgerSession {
         this.ledger.markUnsaved();
         return imported;
       });
-      this.stamps = undefined;
       this.lastImported = listingKey(dir);
       this.lastListing = undefined;
       return report;
@@ -288,7 +285,6 @@ export class LedgerSession {
         this.ledger.markUnsaved();
         return resolveMarkers(store, this.artifactsFolder, ref, keep);
       });
-      this.stamps = undefined;
       this.lastListing = undefined;
       return kept;
     });
@@ -322,10 +318,9 @@ export class LedgerSession {
     return isWorkspaceLedger(this.dbFile) && (option?.() ?? true);
   }
 
+  /** The index's file stamps (the store keeps them in memory: ledgerStore/fileStamps.ts). */
   private fileStamps(): Map<string, FileStamp> {
-    const store = this.ledger.store;
-    if (this.stamps?.store !== store) this.stamps = { store, map: store.fileStamps() };
-    return this.stamps.map;
+    return this.ledger.store.fileStamps();
   }
 
   /** An earlier version's layout (sync.json, an unmerged journal) is still there: migrate before anything else. */
@@ -419,7 +414,6 @@ export class LedgerSession {
         this.ledger.markUnsaved();
         return imported;
       });
-      this.stamps = undefined;
       // Files written (ids given to new files) changed the folder; else it is as listed.
       this.lastImported = listing && report.written.length === 0 ? listing.key : listingKey(dir);
       const pulled = report.added.length + report.updated.length + report.archived.length;
@@ -438,7 +432,6 @@ export class LedgerSession {
       // still the ledger, so this session reads them into its copy of the index, unsaved.
       const report = importFiles(this.ledger.store, dir, this.importedDuringWrite, listing, true);
       this.readInMemory = { store: this.ledger.store, savedAs: this.ledger.savedAs };
-      this.stamps = undefined;
       this.lastImported = listing?.key;
       const pulled = report.added.length + report.updated.length + report.archived.length;
       if (pulled > 0) this.say(`from the artifact files (read only, the index was not saved: ${error.message}): ${report.added.length} added, ${report.updated.length} updated, ${report.archived.length} archived.`);
@@ -483,8 +476,6 @@ export class LedgerSession {
       // The store went back to what is on disk; a file changed under the lock is imported now, so the writer sees it.
       if (files !== undefined && error instanceof FileChangedError) await this.importNow(false);
       throw error;
-    } finally {
-      this.stamps = undefined;
     }
   }
 
