@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../core/model';
-import { replaceFileAtomically } from './atomicWrite';
+import { type AtomicWriteOptions, replaceFileAtomically } from './atomicWrite';
 import { LedgerUnavailableError, refuseLink } from './persistence/noLinks';
 
 export const LEDGER_FOLDER = '.context-ledger';
@@ -79,7 +79,7 @@ export async function readStdinBytes(maxBytes: number): Promise<Buffer> {
  * is never opened) that is renamed over the file, so a hard link at the file's name is
  * replaced, not written through: its other names keep their content.
  */
-export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file', options: { durable?: boolean; mode?: number } = {}): void {
+export function writeFileInside(root: string, file: string, content: string | Uint8Array, what = 'the file', options: Omit<AtomicWriteOptions, 'beforeRename'> = {}): void {
   const relative = path.relative(root, file);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new UserError(`Refused to write ${file}: it is outside ${root}.`);
   let folder = root;
