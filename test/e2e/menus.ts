@@ -39,21 +39,22 @@ export async function openContextMenu(page: Page, target: Locator, what: string)
   });
 }
 
-/** Clicks the open context menu's entry labelled `label`. */
-export async function clickContextMenuItem(page: Page, label: string): Promise<void> {
-  const item = page.locator(`${MENU} .action-item`).filter({ has: page.locator('.action-label', { hasText: label }) }).first();
-  await withFailureScreenshot(page, `context-menu-click-${label}`, () => item.click({ timeout: TIMEOUTS.ui }));
-}
-
 /**
- * Closes a context menu that is still open. After a click the menu closes itself: an Escape
- * pressed then reaches whatever the clicked command is opening and may cancel it, so it is
- * pressed only when the menu is still there.
+ * Clicks the open context menu's entry labelled `label` and waits for the menu to close, which
+ * is how the menu shows that it ran the entry. A click the menu did not take (seen once in a
+ * while on VS Code 1.100's Explorer menu: the menu stays open and nothing runs) is clicked
+ * again, once, as a person would; a menu that is still open after that fails the step.
  */
-export async function closeContextMenu(page: Page): Promise<void> {
+export async function clickContextMenuItem(page: Page, label: string): Promise<void> {
   const menu = page.locator(MENU).first();
-  const closed = await menu.waitFor({ state: 'hidden', timeout: 2_000 }).then(() => true, () => false);
-  if (closed) return;
-  await page.keyboard.press('Escape');
-  await menu.waitFor({ state: 'hidden', timeout: TIMEOUTS.ui }).catch(() => undefined);
+  const item = page.locator(`${MENU} .action-item`).filter({ has: page.locator('.action-label', { hasText: label }) }).first();
+  const closes = (timeout: number): Promise<boolean> => menu.waitFor({ state: 'hidden', timeout }).then(() => true, () => false);
+  await withFailureScreenshot(page, `context-menu-click-${label}`, async () => {
+    await item.click({ timeout: TIMEOUTS.ui });
+    if (await closes(2_000)) return;
+    console.log(`# the context menu did not take the click on "${label}": clicking it again`);
+    // The menu may close between the check and this click: then there is nothing left to click.
+    await item.click({ timeout: 5_000 }).catch(() => undefined);
+    if (!(await closes(TIMEOUTS.ui))) throw new Error(`the context menu stayed open after two clicks on "${label}"`);
+  });
 }

@@ -42,7 +42,7 @@ import {
   withFailureScreenshot,
 } from './harness';
 import type { ExtensionSession, ScreenScope, TreeItem } from './harness';
-import { clickContextMenuItem, closeContextMenu, editorTextArea, openContextMenu, revealActiveFileInExplorer } from './menus';
+import { clickContextMenuItem, editorTextArea, openContextMenu, revealActiveFileInExplorer } from './menus';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'e2e', 'fixtures', 'hatchet');
 const SHOTS = path.join(OUTPUT_DIR, 'newUser');
@@ -317,7 +317,6 @@ test("a new user's path at 1,000 px, dark and light: import, task, files, build,
     assert.ok(menu.some((l) => l.startsWith('Add module memory')), `Explorer menu: ${menu.join(' | ')}`);
     assert.ok(menu.includes('Which Rules Apply to This File?'), `Explorer menu: ${menu.join(' | ')}`);
     await clickContextMenuItem(page, 'Add module memory');
-    await closeContextMenu(page);
     await withFailureScreenshot(page, 'module-memory', async () => {
       // The draft opens beside the file, where the editor wraps its lines: read it unwrapped.
       await waitFor(() => activeEditorText(page).then((text) => text.replace(/\n/g, '')), (text) => text.includes('Module: pkg/analytics') && text.includes('paths: [pkg/analytics/**]'), 'the module memory draft');

@@ -21,6 +21,23 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /**
+ * What a person would have seen on the screen when a step failed, in words: CI keeps the log but
+ * not always the screenshot, so the toasts, the editor tabs and an open menu go in the message.
+ */
+async function visibleState(page: Page): Promise<string> {
+  const texts = (selector: string): Promise<string[]> =>
+    page.locator(selector).allInnerTexts().then((all) => all.map((t) => t.replace(/\s+/g, ' ').trim()).filter((t) => t !== ''), () => []);
+  const [toasts, tabs, menu] = await Promise.all([
+    texts('.notifications-toasts .notification-list-item-message'),
+    texts('.editor-group-container .tab .label-name'),
+    texts('.context-view .monaco-menu .action-item .action-label'),
+  ]);
+  const lines = [`toasts: ${JSON.stringify(toasts)}`, `editor tabs: ${JSON.stringify(tabs)}`];
+  if (menu.length > 0) lines.push(`an open menu: ${JSON.stringify(menu)}`);
+  return lines.map((l) => `\n  ${l}`).join('');
+}
+
+/**
  * Runs `fn`; if it throws, takes a screenshot named failure-<what>-<time>.png and rethrows
  * with the screenshot's path added to the message.
  */
@@ -34,7 +51,7 @@ export async function withFailureScreenshot<T>(page: Page, what: string, fn: () 
     } catch (shotErr) {
       shot = `(screenshot failed: ${errorMessage(shotErr)})`;
     }
-    const wrapped = new Error(`${what}: ${errorMessage(err)}\n  screenshot: ${shot}`);
+    const wrapped = new Error(`${what}: ${errorMessage(err)}\n  screenshot: ${shot}${await visibleState(page)}`);
     if (err instanceof Error && err.stack) {
       wrapped.stack = `${wrapped.message}\n  caused by: ${err.stack}`;
     }
