@@ -95,9 +95,11 @@ function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate
   let exact = 0;
   const entry: PackEntry = {
     key: a.id,
-    // Rules and pins are worth as much as the best match; the rest by score.
+    // Rules and pins are always named (packFixedTier); their text is bought, like the rest,
+    // by its worth to the task: valued alike, the fixed share went to the cheapest pins first
+    // (growthbook: a short overview no task needed over the guidelines every task did).
     // A section is worth its share of its artifact's match (sectionCandidates.ts).
-    value: c.layer === 'fixed' ? 1.5 + Math.max(0, c.score) * 0.01 : expectedWorth(c.score, options, againstRecords && isRuleInScope(c)) * (c.sectionShare ?? 1),
+    value: c.layer === 'fixed' ? expectedWorth(Math.max(0, c.score), options) : expectedWorth(c.score, options, againstRecords && isRuleInScope(c)) * (c.sectionShare ?? 1),
     updatedMs: c.doc.updatedMs,
     // A pin's sections are shown under it, beside its preview, though they rank with the rest.
     section: sectionFor(c.sectionOf?.layer ?? c.layer, a),

@@ -158,6 +158,22 @@ describe('rules loaded for every file', () => {
     assert.equal((await build()).text, (await build({ ruleWorth: { slope: 0 } })).text);
   });
 
+  test('pins that do not all fit: the one the task is about gets its text, not the cheapest', async () => {
+    // growthbook's always-on Cursor rules, imported as pins: a short "Project Overview" no task
+    // needed and a longer "Development Guidelines" every task did. Every pin is named; which
+    // one's text the room buys is decided by its worth to the task, as for every other item.
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    store.createArtifact({ id: 'overview', type: 'convention', pinned: true, title: 'Project Overview', body: `GrowthBook is an open source platform for feature flags and experiments. ${FILLER.repeat(3)}` });
+    store.createArtifact({ id: 'guidelines', type: 'convention', pinned: true, title: 'Development Guidelines', body: `Run the snapshot lifecycle tests and the linter before review; keep one owner per session object. ${FILLER.repeat(5)}` });
+    const result = await assembleContext(store, { budget: 200, now: NOW, task: TASK, paths: [], log: false });
+    const mode = (id: string) => result.items.find((i) => i.id === id)?.mode;
+    const listing = result.items.map((i) => `${i.id} ${i.mode} ${i.score.toFixed(2)} ${i.tokens}`).join('\n');
+    assert.equal(mode('guidelines'), 'full', listing);
+    assert.notEqual(mode('overview'), 'full', listing);
+    assert.ok(mode('overview') !== undefined, `the other pin is still named: ${listing}`);
+    assert.ok(result.tokensUsed <= 200);
+  });
+
   test("a rule its tool marks always-on (Cursor's alwaysApply) is in scope for any file in play, like a root AGENTS.md; a person's own pin is always in, but no tool loads it for a file", async () => {
     const store = await withRootRules();
     const imported = parseAgentRules([{ path: '.cursor/rules/commits.mdc', content: '---\ndescription: Commits\nalwaysApply: true\n---\n\n# Commits\n\nSign off every commit with git commit -s.\n' }]);
