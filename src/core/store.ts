@@ -181,6 +181,15 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.artifacts.latestOfChain(chainId);
   }
 
+  hasChain(chainId: string): boolean {
+    return this.artifacts.hasChain(chainId);
+  }
+
+  /** Whether a version of the chain of any of the artifacts `ids` came from a source starting with `prefix` (`import:`). */
+  chainsHaveSource(ids: readonly string[], prefix: string): boolean {
+    return this.artifacts.chainsHaveSource(ids, prefix);
+  }
+
   /** Every version of the chain `ref` belongs to, oldest first. */
   history(ref: string): Artifact[] {
     return this.artifacts.history(ref);

@@ -173,7 +173,7 @@ export function importFiles(store: LedgerStore, dir: string, changedChains: Set<
   store.transaction(() => {
     for (const r of changed) {
       const chainId = (r.input.chainId ?? r.input.id)!;
-      const known = store.latestOfChain(chainId) !== undefined;
+      const known = store.hasChain(chainId);
       const { outcome, artifact } = importRead(r);
       if (outcome !== 'unchanged') {
         (known ? report.updated : report.added).push(artifact.id);

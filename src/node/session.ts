@@ -52,7 +52,7 @@ export interface SessionOptions {
 
 /** Whether a chain of these artifacts has a version imported from a knowledge file (what the session follows depends on it). */
 function touchesKnowledge(store: LedgerStore, ids: readonly string[]): boolean {
-  return ids.some((id) => store.history(id).some((version) => version.source.startsWith('import:')));
+  return store.chainsHaveSource(ids, 'import:');
 }
 
 /**

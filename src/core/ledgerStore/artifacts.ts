@@ -101,6 +101,21 @@ export class Artifacts {
     return this.conn.scalar('SELECT 1 FROM artifact WHERE id = ?', [id]) !== null;
   }
 
+  /** Whether the chain has a version (from the (chain_id, version) index alone: no row is read). */
+  hasChain(chainId: string): boolean {
+    return this.conn.scalar('SELECT 1 FROM artifact WHERE chain_id = ? LIMIT 1', [chainId]) !== null;
+  }
+
+  /** Whether a version of the chain of any of `ids` has a source starting with `prefix`, in one query per 500 ids. */
+  chainsHaveSource(ids: readonly string[], prefix: string): boolean {
+    for (let at = 0; at < ids.length; at += 500) {
+      const some = ids.slice(at, at + 500);
+      const sql = `SELECT 1 FROM artifact WHERE substr(source, 1, ?) = ? AND chain_id IN (SELECT chain_id FROM artifact WHERE id IN (${some.map(() => '?').join(', ')})) LIMIT 1`;
+      if (this.conn.scalar(sql, [prefix.length, prefix, ...some]) !== null) return true;
+    }
+    return false;
+  }
+
   /** The chains written since the last call (a rolled-back write may be among them: rewriting its unchanged file is a no-op). */
   takeChanged(): string[] {
     const chains = [...this.changed];
