@@ -160,7 +160,7 @@ export async function inspectorProblems(frame: Frame): Promise<ScreenProblems> {
 /** Joins the problems of several screens; empty when there are none. */
 export function describeProblems(problems: ScreenProblems): string[] {
   return [
-    ...problems.cut.map((p) => `cut label: ${p}`),
+    ...problems.cut.map((p) => `cut: ${p}`),
     ...problems.markup.map((p) => `literal markup: ${p}`),
     ...problems.clipped.map((p) => `clipped control: ${p}`),
     ...problems.sideways.map((p) => `sideways scroll: ${p}`),
