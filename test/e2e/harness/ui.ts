@@ -181,7 +181,9 @@ export async function treeItemTooltip(page: Page, viewTitle: string, label: stri
   const hover = hovers.filter({ hasText: new RegExp(`^\\s*${escaped}`) }).last();
   await hover.waitFor({ state: 'visible', timeout });
   const text = normalize((await hover.innerText()) ?? '');
+  // Gone before the caller goes on: a tooltip left open covers the rows a screenshot is taken of.
   await page.mouse.move(5, 5);
+  if (!(await hover.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false))) await page.keyboard.press('Escape');
   return text;
 }
 
