@@ -1,6 +1,7 @@
 /**
- * The artifact browser's structure, vscode-free: artifacts grouped by scope, then type,
- * filtered by type, status and text. The tree provider only turns these into TreeItems.
+ * The artifact browser's structure, vscode-free: artifacts grouped by scope, then (where a scope
+ * holds more than one type) by type, filtered by type, status and text. The tree provider only
+ * turns these into TreeItems.
  */
 import { ARTIFACT_TYPES, type Artifact, type ArtifactStatus, type ArtifactType, type Scope, SCOPES } from '../core/model';
 import { searchArtifacts } from '../core/search';
@@ -168,13 +169,32 @@ export function wrapForRows(text: string, width = 36, rows = 4): string[] {
   return kept;
 }
 
-/** The short description next to an artifact: tokens, version, status, where it applies. */
-export function artifactDescription(artifact: Artifact, tokens: number | undefined): string {
+/**
+ * The rows under a scope: its artifacts themselves when it holds one type (the row's icon and
+ * the scope's description name it), else one row per type. A side bar is about 300 px wide and
+ * each level of a tree takes room from the titles.
+ */
+export function scopeShowsTypes(group: ScopeGroup): boolean {
+  return group.types.length > 1;
+}
+
+/** A scope row's description: its count, and its one type when the type rows are left out. */
+export function scopeDescription(group: ScopeGroup): string {
+  return scopeShowsTypes(group) || group.types.length === 0 ? String(group.count) : `${group.count} · ${TYPE_LABELS[group.types[0]!.type].many}`;
+}
+
+/**
+ * The short description next to an artifact's title: only what a user looks for at a glance (a
+ * conflict, possibly stale, a version after the first, not active). Its tokens and paths are in
+ * the tooltip: in a side bar of about 300 px, a title of 30 characters leaves no room for them,
+ * and VS Code then cuts the title too.
+ */
+export function artifactDescription(artifact: Artifact, flags: { conflict?: boolean; stale?: boolean } = {}): string {
   const parts: string[] = [];
-  if (tokens !== undefined) parts.push(`${tokens.toLocaleString('en-US')} tok`);
+  if (flags.conflict) parts.push('conflict');
+  if (flags.stale) parts.push('possibly stale');
   if (artifact.version > 1) parts.push(`v${artifact.version}`);
   if (artifact.status !== 'active') parts.push(artifact.status);
-  if (artifact.scope === 'path' && artifact.paths.length > 0) parts.push(artifact.paths.join(', '));
   return parts.join(' · ');
 }
 

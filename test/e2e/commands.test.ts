@@ -16,6 +16,7 @@ import {
   answerInputBox,
   clickDialogButton,
   extensionLogLines,
+  isGroupRow,
   openView,
   pickQuickInputItem,
   runCli,
@@ -251,7 +252,7 @@ test('searching the tree from the view title shows only matches, and clearing br
   await runCommandForQuickInput(page, 'Context Ledger: Search artifacts…', 'search artifacts');
   await answerInputBox(page, 'search artifacts', 'stripe');
   const items = await waitForTreeItems(page, 'Artifacts', (all) => !all.some((i) => i.label === 'Glossary: slip, berth, hold'));
-  const leaves = items.filter((i) => i.depth === 3).map((i) => i.label);
+  const leaves = items.filter((i) => !isGroupRow(i)).map((i) => i.label);
   assert.ok(leaves.includes('ADR-002: Payments go through Stripe PaymentIntents'), JSON.stringify(leaves));
   assert.ok(leaves.length >= 2 && leaves.length < 8, `only the Stripe artifacts: ${JSON.stringify(leaves)}`);
   const message = await viewPane(page, 'Artifacts').locator('.tree-explorer-viewlet-tree-view-message, .message').first().textContent();
@@ -351,7 +352,9 @@ test('"Filter artifacts…" by type shows only that type, with the filter named 
     await screenshot(page, '16-filter-pick');
     await page.keyboard.press('Enter');
   });
-  const items = await waitForTreeItems(page, 'Artifacts', (all) => all.length > 0 && all.every((i) => i.depth !== 2 || i.label === 'Learnings'));
+  // Every scope left holds learnings only: it names them, and lists them with no type row between.
+  const items = await waitForTreeItems(page, 'Artifacts', (all) => all.length > 0 && all.filter((i) => i.depth === 1).every((i) => / · Learnings$/.test(i.description)));
+  assert.ok(!items.some((i) => i.label === 'Learnings'), JSON.stringify(items));
   assert.ok(items.some((i) => i.label === 'Stripe retries webhooks for three days: handlers must be idempotent'), JSON.stringify(items));
   assert.ok(!items.some((i) => i.label === 'Never log card numbers or CVCs'), 'rules are filtered out');
   const message = await viewPane(page, 'Artifacts').locator('.tree-explorer-viewlet-tree-view-message, .message').first().textContent();

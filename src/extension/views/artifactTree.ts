@@ -14,6 +14,9 @@ import {
   isDefaultFilter,
   SCOPE_ICONS,
   SCOPE_LABELS,
+  type ScopeGroup,
+  scopeDescription,
+  scopeShowsTypes,
   type TypeGroup,
   TYPE_ICONS,
   TYPE_LABELS,
@@ -30,7 +33,7 @@ import type { MirrorConflict } from '../../node/artifactFolder';
 
 export type ArtifactTreeNode =
   | { kind: 'folder'; folder: vscode.WorkspaceFolder }
-  | { kind: 'scope'; folder: vscode.WorkspaceFolder; scope: Scope; count: number; types: TypeGroup[] }
+  | { kind: 'scope'; folder: vscode.WorkspaceFolder; group: ScopeGroup }
   | { kind: 'type'; folder: vscode.WorkspaceFolder; scope: Scope; group: TypeGroup }
   | { kind: 'artifact'; folder: vscode.WorkspaceFolder; artifact: Artifact }
   | { kind: 'version'; folder: vscode.WorkspaceFolder; artifact: Artifact }
@@ -91,9 +94,9 @@ class StoreCountCache implements TokenCountCache {
 }
 
 /**
- * The artifact browser: (workspace folder →) scope → type → artifact → older versions.
- * Token counts as descriptions, a Markdown preview as the tooltip, a filter by type and
- * status, and a text search.
+ * The artifact browser: (workspace folder →) scope → (type, where a scope holds more than one)
+ * → artifact → older versions. The title is the row; its tokens and paths are in the
+ * tooltip with a Markdown preview; a filter by type and status, and a text search.
  */
 export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeDataProvider<ArtifactTreeNode> {
   private readonly changed = this.register(new vscode.EventEmitter<ArtifactTreeNode | undefined>());
@@ -175,7 +178,9 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
         case 'folder':
           return await this.scopeNodes(node.folder);
         case 'scope':
-          return node.types.map((group) => ({ kind: 'type', folder: node.folder, scope: node.scope, group }));
+          return scopeShowsTypes(node.group)
+            ? node.group.types.map((group) => ({ kind: 'type', folder: node.folder, scope: node.group.scope, group }))
+            : node.group.types.flatMap((group) => group.artifacts.map((artifact) => ({ kind: 'artifact' as const, folder: node.folder, artifact })));
         case 'type':
           return node.group.artifacts.map((artifact) => ({ kind: 'artifact', folder: node.folder, artifact }));
         case 'artifact': {
@@ -206,7 +211,7 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     }
     const groups = groupArtifacts(snapshot.latest, this.filterState);
     if (groups.length === 0) return [{ kind: 'message', label: 'Nothing matches the filter', icon: 'filter' }];
-    return groups.map((group) => ({ kind: 'scope', folder, scope: group.scope, count: group.count, types: group.types }));
+    return groups.map((group) => ({ kind: 'scope', folder, group }));
   }
 
   getTreeItem(node: ArtifactTreeNode): vscode.TreeItem {
@@ -219,11 +224,11 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
         return item;
       }
       case 'scope': {
-        const item = new vscode.TreeItem(SCOPE_LABELS[node.scope], vscode.TreeItemCollapsibleState.Expanded);
-        item.description = String(node.count);
-        item.iconPath = new vscode.ThemeIcon(SCOPE_ICONS[node.scope]);
+        const item = new vscode.TreeItem(SCOPE_LABELS[node.group.scope], vscode.TreeItemCollapsibleState.Expanded);
+        item.description = scopeDescription(node.group);
+        item.iconPath = new vscode.ThemeIcon(SCOPE_ICONS[node.group.scope]);
         item.contextValue = TREE_ITEM_KINDS.group;
-        item.id = `scope:${node.folder.uri.toString()}:${node.scope}`;
+        item.id = `scope:${node.folder.uri.toString()}:${node.group.scope}`;
         return item;
       }
       case 'type': {
@@ -266,7 +271,7 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     );
     item.id = `${node.kind}:${node.folder.uri.toString()}:${a.id}${conflict ? ':conflict' : ''}`;
     const stale = isVersion ? undefined : this.git?.staleFlags(node.folder).get(a.id);
-    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${displayTitle(a.title)}` : `${conflict ? 'conflict · ' : ''}${stale ? 'possibly stale · ' : ''}${artifactDescription(a, tokens)}`;
+    item.description = isVersion ? `${a.updatedAt.slice(0, 10)} · ${displayTitle(a.title)}` : artifactDescription(a, { conflict: !!conflict, stale: !!stale });
     const color = a.status === 'active' ? (a.pinned ? new vscode.ThemeColor('charts.yellow') : undefined) : new vscode.ThemeColor('disabledForeground');
     item.iconPath = isVersion
       ? new vscode.ThemeIcon('versions')
@@ -334,22 +339,25 @@ export class ArtifactTreeProvider extends DisposableBase implements vscode.TreeD
     const multi = this.registry.folders().length > 1;
     switch (node.kind) {
       case 'artifact': {
-        const snapshot = this.snapshots.get(node.folder.uri.toString());
-        const groups = snapshot ? groupArtifacts(snapshot.latest, this.filterState) : [];
-        const scope = groups.find((g) => g.scope === node.artifact.scope);
+        const scope = this.scopeGroup(node.folder, node.artifact.scope);
+        if (scope && !scopeShowsTypes(scope)) return { kind: 'scope', folder: node.folder, group: scope };
         const group = scope?.types.find((t) => t.type === node.artifact.type);
         return group ? { kind: 'type', folder: node.folder, scope: node.artifact.scope, group } : undefined;
       }
       case 'type': {
-        const snapshot = this.snapshots.get(node.folder.uri.toString());
-        const scope = snapshot ? groupArtifacts(snapshot.latest, this.filterState).find((g) => g.scope === node.scope) : undefined;
-        return scope ? { kind: 'scope', folder: node.folder, scope: node.scope, count: scope.count, types: scope.types } : undefined;
+        const scope = this.scopeGroup(node.folder, node.scope);
+        return scope ? { kind: 'scope', folder: node.folder, group: scope } : undefined;
       }
       case 'scope':
         return multi ? { kind: 'folder', folder: node.folder } : undefined;
       default:
         return undefined;
     }
+  }
+
+  private scopeGroup(folder: vscode.WorkspaceFolder, scope: Scope): ScopeGroup | undefined {
+    const snapshot = this.snapshots.get(folder.uri.toString());
+    return snapshot ? groupArtifacts(snapshot.latest, this.filterState).find((g) => g.scope === scope) : undefined;
   }
 }
 

@@ -15,8 +15,9 @@ export interface TrackedFileNode {
 }
 
 /**
- * The files worked on recently (most relevant now first), with their activity counts and
- * whether a module memory covers them; an inline action adds one where none does.
+ * The files worked on recently (most relevant now first), with their folder (what was done with
+ * each and when in the tooltip) and whether a module memory covers them; an inline action adds one
+ * where none does.
  */
 export class TrackedFilesProvider extends DisposableBase implements vscode.TreeDataProvider<TrackedFileNode> {
   private readonly changed = this.register(new vscode.EventEmitter<undefined>());
@@ -76,7 +77,8 @@ export class TrackedFilesProvider extends DisposableBase implements vscode.TreeD
     const parts = dir === '.' ? [] : dir.split('/');
     const shortDir = parts.length > 2 ? `…/${parts.slice(-2).join('/')}` : parts.join('/');
     const where = [multi ? node.folder.name : '', shortDir].filter(Boolean).join(' · ');
-    item.description = [where, activitySummary(activity), timeAgo(lastActivity(activity), node.now)].filter(Boolean).join(' · ');
+    // Where it is; what was done with it and when is in the tooltip (it filled the row, and VS Code cut it, the more so beside a problem count).
+    item.description = where;
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown(`**${activity.path}**\n\n`);
     md.appendMarkdown(`${activitySummary(activity) || 'no activity'}; last ${timeAgo(lastActivity(activity), node.now)}\n\n`);

@@ -13,13 +13,8 @@ import { withFailureScreenshot } from './screenshots';
 export const OUR_VIEWS: readonly string[] = ['Artifacts', 'Active Task', 'Tracked Files', 'Needs Review'];
 
 export interface ScreenProblems {
-  /** Text cut with an ellipsis (`scrollWidth > clientWidth` under `text-overflow: ellipsis`); in a row, its label. */
+  /** Text cut with an ellipsis (`scrollWidth > clientWidth` under `text-overflow: ellipsis`); in a row of a list or tree, its label or its description. */
   cut: string[];
-  /**
-   * A row whose label shows whole but not the first part of its description (an artifact's
-   * tokens, a file's folder). Reported, not failed: VS Code cuts descriptions in its own views.
-   */
-  cutDescriptions: string[];
   /** Backticks, `**`, `<b>` or `[text](target)` shown as text. */
   markup: string[];
   /** A button or input whose box leaves the viewport or a container that clips it. */
@@ -43,7 +38,7 @@ export interface ScreenScope {
  * pane titles; each match is scanned.
  */
 const CHECK_SOURCE = String.raw`(opts) => {
-  const out = { cut: [], cutDescriptions: [], markup: [], clipped: [], sideways: [] };
+  const out = { cut: [], markup: [], clipped: [], sideways: [] };
   const roots = [];
   for (const sel of opts.roots) for (const el of document.querySelectorAll(sel)) roots.push(el);
   for (const pane of document.querySelectorAll('.pane')) {
@@ -66,23 +61,25 @@ const CHECK_SOURCE = String.raw`(opts) => {
     return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none';
   };
   const say = (el) => ((el.getAttribute('aria-label') || el.textContent || el.value || el.placeholder || el.tagName) + '').replace(/\s+/g, ' ').trim().slice(0, 100);
-  // A row of a list or tree (label, then description): its label must show whole, and the first
-  // part of its description (before " · ": an artifact's tokens, a file's folder). VS Code cuts the
-  // rest of a long description, as in its own views; anything else cut counts as cut.
+  // A row of a list or tree (label, then description) cut at its right edge: which of the two is
+  // cut. The ellipsis takes the end of the row: a label that ends closer to the edge than the width
+  // of "…" loses its last letters to it ("This is NOT the Next.js you kno…") though its box ends
+  // inside the row.
+  const canvas = document.createElement('canvas').getContext('2d');
   const cutText = (el) => {
     const name = el.querySelector('.label-name');
-    const right = el.getBoundingClientRect().right + 1;
     if (!name) return say(el) + ' (' + el.clientWidth + ' of ' + el.scrollWidth + ' px)';
+    const box = el.getBoundingClientRect();
+    canvas.font = getComputedStyle(el).font;
+    const shown = box.right - parseFloat(getComputedStyle(el).paddingRight || '0') - canvas.measureText('…').width + 0.5;
     const label = (name.textContent || '').trim();
-    if (name.getBoundingClientRect().right > right) return 'label "' + label + '" (' + Math.round(right - name.getBoundingClientRect().left) + ' of ' + Math.round(name.getBoundingClientRect().width) + ' px shown)';
+    const nameBox = name.getBoundingClientRect();
+    if (nameBox.right > shown) return 'label "' + label + '" (' + Math.max(0, Math.round(shown - nameBox.left)) + ' of ' + Math.round(nameBox.width) + ' px shown)';
     const desc = el.querySelector('.label-description');
-    const text = desc && desc.firstChild && desc.firstChild.nodeType === 3 ? desc.firstChild : null;
-    if (!text) return '';
-    const first = text.data.split(' · ')[0];
+    if (!desc || (desc.textContent || '').trim() === '') return '';
     const range = document.createRange();
-    range.setStart(text, 0);
-    range.setEnd(text, first.length);
-    return range.getBoundingClientRect().right > right ? 'description of "' + label + '": "' + first + '" does not show whole' : '';
+    range.selectNodeContents(desc);
+    return range.getBoundingClientRect().right > shown ? 'description of "' + label + '": "' + desc.textContent.trim() + '" (' + Math.max(0, Math.round(shown - range.getBoundingClientRect().left)) + ' of ' + Math.round(range.getBoundingClientRect().width) + ' px shown)' : '';
   };
   // Bold is **text** (a glob's ** is not), code a backtick, a link [text](target).
   const MARKUP = [/\x60/, /\*\*[^\s*\/][^*\n]*\*\*/, /<\/?b>/i, /\[[^\]\n]+\]\([^)\n]+\)/];
@@ -96,7 +93,7 @@ const CHECK_SOURCE = String.raw`(opts) => {
       const s = getComputedStyle(el);
       if (s.textOverflow === 'ellipsis' && s.overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1 && (el.textContent || '').trim() !== '') {
         const what = cutText(el);
-        if (what && !seen.has('c' + what)) { seen.add('c' + what); (what.startsWith('description') ? out.cutDescriptions : out.cut).push(what); }
+        if (what && !seen.has('c' + what)) { seen.add('c' + what); out.cut.push(what); }
       }
       if (!el.matches('button, input:not([type=hidden]), select, textarea, .monaco-button, [role=button]')) continue;
       if (el.closest('.monaco-scrollable-element > .scrollbar, .monaco-action-bar .actions-container')) continue;
@@ -163,7 +160,7 @@ export async function inspectorProblems(frame: Frame): Promise<ScreenProblems> {
 /** Joins the problems of several screens; empty when there are none. */
 export function describeProblems(problems: ScreenProblems): string[] {
   return [
-    ...problems.cut.map((p) => `cut label: ${p}`),
+    ...problems.cut.map((p) => `cut: ${p}`),
     ...problems.markup.map((p) => `literal markup: ${p}`),
     ...problems.clipped.map((p) => `clipped control: ${p}`),
     ...problems.sideways.map((p) => `sideways scroll: ${p}`),
@@ -173,8 +170,6 @@ export function describeProblems(problems: ScreenProblems): string[] {
 export interface ScreenReport {
   /** What a person would call broken, one line each. */
   problems: string[];
-  /** What is worth a look but VS Code does too (cut descriptions). */
-  notes: string[];
 }
 
 /**
@@ -186,12 +181,9 @@ export async function screenReport(page: Page, scope: ScreenScope = {}): Promise
   const frame = await inspectorFrame(page);
   if (frame && (await frame.evaluate<boolean>('document.visibilityState === "visible" && innerWidth > 0').catch(() => false))) {
     const inner = await inspectorProblems(frame);
-    found.push({ cut: inner.cut.map((p) => `Inspector: ${p}`), cutDescriptions: [], markup: inner.markup.map((p) => `Inspector: ${p}`), clipped: inner.clipped.map((p) => `Inspector: ${p}`), sideways: inner.sideways.map((p) => `Inspector: ${p}`) });
+    found.push({ cut: inner.cut.map((p) => `Inspector: ${p}`), markup: inner.markup.map((p) => `Inspector: ${p}`), clipped: inner.clipped.map((p) => `Inspector: ${p}`), sideways: inner.sideways.map((p) => `Inspector: ${p}`) });
   }
-  return {
-    problems: found.flatMap(describeProblems),
-    notes: found.flatMap((f) => f.cutDescriptions.map((p) => `cut description: ${p}`)),
-  };
+  return { problems: found.flatMap(describeProblems) };
 }
 
 /** Throws, with a screenshot, naming each problem screenReport finds. */

@@ -123,6 +123,15 @@ export interface TreeItem {
   expanded: boolean | undefined;
 }
 
+/**
+ * A group row of the Artifacts view: a scope or a type, described by its count ("7", or
+ * "7 · Conventions" for a scope of one type, whose artifacts sit right under it). Not a workspace
+ * folder's row in a multi-root workspace.
+ */
+export function isGroupRow(item: TreeItem): boolean {
+  return /^\d+( · .+)?$/.test(item.description);
+}
+
 /** The rendered (visible) items of the tree in the view titled `viewTitle`, top to bottom. */
 export async function treeItems(page: Page, viewTitle: string): Promise<TreeItem[]> {
   const pane = viewPane(page, viewTitle);
@@ -154,6 +163,28 @@ export async function treeItems(page: Page, viewTitle: string): Promise<TreeItem
       expanded: r.expanded === null ? undefined : r.expanded === 'true',
     };
   });
+}
+
+/**
+ * The tooltip of the row labelled `label` in the view titled `viewTitle`, as a person reads it by
+ * resting the mouse on the row (the row must be on screen). The mouse leaves the row first, so the
+ * tooltip is the row's current one.
+ */
+export async function treeItemTooltip(page: Page, viewTitle: string, label: string, timeout: number = TIMEOUTS.ui): Promise<string> {
+  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const row = viewPane(page, viewTitle).locator('.pane-body .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${escaped}\\s*$`) }) }).first();
+  const hovers = page.locator('.monaco-hover, .workbench-hover');
+  await page.mouse.move(5, 5);
+  await hovers.first().waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => undefined);
+  await row.hover({ timeout });
+  // The row's own tooltip: it starts with the row's title (another row's may still be fading).
+  const hover = hovers.filter({ hasText: new RegExp(`^\\s*${escaped}`) }).last();
+  await hover.waitFor({ state: 'visible', timeout });
+  const text = normalize((await hover.innerText()) ?? '');
+  // Gone before the caller goes on: a tooltip left open covers the rows a screenshot is taken of.
+  await page.mouse.move(5, 5);
+  if (!(await hover.waitFor({ state: 'hidden', timeout: 3_000 }).then(() => true, () => false))) await page.keyboard.press('Escape');
+  return text;
 }
 
 /** Waits until the tree in `viewTitle` shows items accepted by `accept`; returns them. */
