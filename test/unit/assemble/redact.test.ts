@@ -91,9 +91,10 @@ describe('secret redaction', () => {
       // The trigger words make sure every rule runs instead of the quick reject.
       const text = `${unit.repeat(Math.ceil(ADVERSARIAL_CHARS / unit.length))}`.slice(0, ADVERSARIAL_CHARS - 14) + ' token secret';
       redactSecrets('token=warm-up-9');
-      // Best of five: the machine's other load is noise; a super-linear pattern is slow every time.
+      // Best of nine: the machine's other load is noise (a unit run shares two cores with other
+      // test files); a super-linear pattern is slow every time.
       let best = Infinity;
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 9; i++) {
         const started = performance.now();
         redactSecrets(text);
         best = Math.min(best, performance.now() - started);
@@ -109,10 +110,15 @@ describe('secret redaction', () => {
     const parts: string[] = [];
     for (let i = 0; i < 100; i++) parts.push(chunk, `\n${planted[i % planted.length]!.text}\n`);
     const text = parts.join('');
+    // Best of three each: a pause of the machine's other load is not the pattern's cost.
     const time = (t: string): number => {
-      const started = performance.now();
-      redactSecrets(t);
-      return performance.now() - started;
+      let best = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        redactSecrets(t);
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
     };
     const half = time(text.slice(0, text.length / 2));
     const whole = time(text);
