@@ -7,6 +7,7 @@ import { cachedGlob } from './gating';
 import type { CompiledGlob } from './paths';
 import { MeaningModel } from './meaning';
 import { type IndexParams, INDEX_BODY_CHARS, SearchIndex } from './relevance';
+import { TermExtractor } from './docTerms';
 import { TermVectors, extractionVersion } from './termVectors';
 import { foldForPhrase } from './text';
 import type { Layer } from './types';
@@ -106,7 +107,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   if (cached && cached.generation === store.generation) {
     // Same artifacts, other index parameters: keep the per-artifact data, rebuild only the index.
     const active = cached.docs.filter((d) => d.slot >= 0).map((d) => d.artifact);
-    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termVectors(store)), meaning: undefined };
+    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termExtractor(store)), meaning: undefined };
     indexes.set(store, rebuilt);
     return rebuilt;
   }
@@ -156,7 +157,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     generation: store.generation,
     paramsKey: key,
     docs,
-    index: SearchIndex.build(active, params, termVectors(store)),
+    index: SearchIndex.build(active, params, termExtractor(store)),
     renders: cached?.renders ?? new Map<string, RenderMemo>(),
     counts: cached?.counts ?? new Map<string, number>(),
   };
@@ -174,11 +175,21 @@ export function meaningModel(idx: LedgerIndex): MeaningModel | undefined {
 }
 
 let version: string | undefined;
+const extractors = new WeakMap<LedgerStore, TermExtractor>();
 
-/** The store's kept term vectors, for the search index to read instead of scanning text again. */
-function termVectors(store: LedgerStore): TermVectors {
-  version ??= extractionVersion(INDEX_BODY_CHARS);
-  return new TermVectors(store, version);
+/**
+ * The store's term extractor: reads bodies' terms from the store's kept term vectors instead
+ * of scanning text again, and keeps every document's terms for the next index of the store,
+ * so an index after a change reads only the changed documents.
+ */
+function termExtractor(store: LedgerStore): TermExtractor {
+  let extractor = extractors.get(store);
+  if (!extractor) {
+    version ??= extractionVersion(INDEX_BODY_CHARS);
+    extractor = new TermExtractor(new TermVectors(store, version));
+    extractors.set(store, extractor);
+  }
+  return extractor;
 }
 
 /**
