@@ -17,11 +17,38 @@ export interface IndexParams {
  * (idf x saturated, length-normalised, field-boosted term frequency) computed once, so a
  * query costs one pass over the postings of its terms.
  */
+interface Posting {
+  docs: Int32Array;
+  weights: Float64Array;
+}
+
+/** Every (document, term) pair of an index with what weighing it takes; see `SearchIndex.posting`. */
+interface Pairs {
+  params: IndexParams;
+  weights: readonly number[];
+  /** Each document's length normalisation per field (document-major). */
+  norms: Float64Array;
+  /** Each pair's count per field. */
+  pairTf: Int32Array;
+  pairDoc: Int32Array;
+  /** Term t's pairs are termPairs[termStart[t] .. termStart[t + 1] - 1], in document order. */
+  termStart: Int32Array;
+  termPairs: Int32Array;
+  /** In the order first met. */
+  termNames: readonly string[];
+}
+
 export class SearchIndex {
+  private readonly termNumbers = new Map<string, number>();
+  private readonly weighed: Array<Posting | null | undefined>;
+
   private constructor(
     readonly size: number,
-    private readonly postings: Map<string, { docs: Int32Array; weights: Float64Array }>,
-  ) {}
+    private readonly pairs: Pairs,
+  ) {
+    pairs.termNames.forEach((term, t) => this.termNumbers.set(term, t));
+    this.weighed = new Array<Posting | null | undefined>(pairs.termNames.length);
+  }
 
   /**
    * `extractor`: reads each document's terms (from the term vectors kept in the ledger) and
@@ -72,57 +99,72 @@ export class SearchIndex {
       for (let i = 0; i < column.length; i++) sum += column[i]!;
       return n > 0 && sum > 0 ? sum / n : 1;
     });
-    const weights = FIELDS.map((f) => params.fieldWeights[f]);
     const bs = FIELDS.map((f) => params.fieldB[f]);
-    // First pass: each (document, term) weight before idf, and each term's document frequency.
-    const pseudoOf = new Float64Array(pairs);
-    const df = new Int32Array(termNames.length);
-    const norms = new Float64Array(F);
-    for (let d = 0; d < n; d++) {
-      for (let f = 0; f < F; f++) norms[f] = 1 - bs[f]! + (bs[f]! * lengths[f]![d]!) / avg[f]!;
-      for (let i = docStart[d]!; i < docStart[d + 1]!; i++) {
-        let pseudo = 0;
-        for (let f = 0; f < F; f++) {
-          const count = pairTf[i * F + f]!;
-          if (count > 0) pseudo += (weights[f]! * count) / norms[f]!;
-        }
-        pseudoOf[i] = pseudo;
-        if (pseudo > 0) df[pairTerm[i]!]!++;
-      }
-    }
-    // Second pass: postings in document order, weights saturated and multiplied by idf.
-    // Every term's postings are a slice of one flat array.
-    const postingStart = new Int32Array(termNames.length + 1);
-    for (let t = 0; t < termNames.length; t++) postingStart[t + 1] = postingStart[t]! + df[t]!;
-    const postingDocs = new Int32Array(postingStart[termNames.length]!);
-    const postingWeights = new Float64Array(postingDocs.length);
-    const filled = postingStart.slice(0, termNames.length);
-    const idfs = Float64Array.from(df, (count) => Math.log(1 + (n - count + 0.5) / (count + 0.5)));
+    const norms = new Float64Array(n * F);
+    for (let d = 0; d < n; d++) for (let f = 0; f < F; f++) norms[d * F + f] = 1 - bs[f]! + (bs[f]! * lengths[f]![d]!) / avg[f]!;
+    // Each term's pairs, in document order: its postings are weighed when first asked for.
+    const termStart = new Int32Array(termNames.length + 1);
+    for (let i = 0; i < pairs; i++) termStart[pairTerm[i]! + 1]!++;
+    for (let t = 0; t < termNames.length; t++) termStart[t + 1]! += termStart[t]!;
+    const filled = termStart.slice(0, termNames.length);
+    const termPairs = new Int32Array(pairs);
+    const pairDoc = new Int32Array(pairs);
     for (let d = 0; d < n; d++) {
       for (let i = docStart[d]!; i < docStart[d + 1]!; i++) {
-        const pseudo = pseudoOf[i]!;
-        if (pseudo <= 0) continue;
-        const t = pairTerm[i]!;
-        const at = filled[t]!++;
-        postingDocs[at] = d;
-        postingWeights[at] = ((pseudo * (params.k1 + 1)) / (params.k1 + pseudo)) * idfs[t]!;
+        termPairs[filled[pairTerm[i]!]!++] = i;
+        pairDoc[i] = d;
       }
     }
-    const postings = new Map<string, { docs: Int32Array; weights: Float64Array }>();
-    for (let t = 0; t < termNames.length; t++) {
-      if (df[t] === 0) continue;
-      const from = postingStart[t]!;
-      const to = postingStart[t + 1]!;
-      postings.set(termNames[t]!, { docs: postingDocs.subarray(from, to), weights: postingWeights.subarray(from, to) });
+    return new SearchIndex(n, { params, weights: FIELDS.map((f) => params.fieldWeights[f]), norms, pairTf, pairDoc, termStart, termPairs, termNames });
+  }
+
+  /**
+   * A term's postings (documents ascending, final weights; null: in no document's weighed
+   * fields), weighed on first use: a build's query asks for a few dozen of the index's terms.
+   */
+  private posting(t: number): Posting | null {
+    let posting = this.weighed[t];
+    if (posting !== undefined) return posting;
+    const { params, weights, norms, pairTf, pairDoc, termStart, termPairs } = this.pairs;
+    const F = FIELDS.length;
+    const from = termStart[t]!;
+    const to = termStart[t + 1]!;
+    const docs = new Int32Array(to - from);
+    const pseudos = new Float64Array(to - from);
+    let df = 0;
+    for (let k = from; k < to; k++) {
+      const i = termPairs[k]!;
+      const d = pairDoc[i]!;
+      let pseudo = 0;
+      for (let f = 0; f < F; f++) {
+        const count = pairTf[i * F + f]!;
+        if (count > 0) pseudo += (weights[f]! * count) / norms[d * F + f]!;
+      }
+      if (pseudo <= 0) continue;
+      docs[df] = d;
+      pseudos[df++] = pseudo;
     }
-    return new SearchIndex(n, postings);
+    if (df === 0) posting = null;
+    else {
+      const idf = Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
+      const weighted = new Float64Array(df);
+      for (let j = 0; j < df; j++) weighted[j] = ((pseudos[j]! * (params.k1 + 1)) / (params.k1 + pseudos[j]!)) * idf;
+      posting = { docs: docs.subarray(0, df), weights: weighted };
+    }
+    this.weighed[t] = posting;
+    return posting;
+  }
+
+  private postingOf(term: string): Posting | null {
+    const t = this.termNumbers.get(term);
+    return t === undefined ? null : this.posting(t);
   }
 
   /** BM25F score of every document for weighted query terms. */
   score(query: ReadonlyMap<string, number>): Float64Array {
     const scores = new Float64Array(this.size);
     for (const [term, weight] of query) {
-      const posting = this.postings.get(term);
+      const posting = this.postingOf(term);
       if (!posting) continue;
       const { docs, weights } = posting;
       for (let i = 0; i < docs.length; i++) scores[docs[i]!]! += weight * weights[i]!;
@@ -132,11 +174,15 @@ export class SearchIndex {
 
   /** Every term's postings (documents ascending, final weights), in the order terms were first seen. */
   forEachPosting(visit: (term: string, docs: Int32Array, weights: Float64Array) => void): void {
-    for (const [term, posting] of this.postings) visit(term, posting.docs, posting.weights);
+    const names = this.pairs.termNames;
+    for (let t = 0; t < names.length; t++) {
+      const posting = this.posting(t);
+      if (posting) visit(names[t]!, posting.docs, posting.weights);
+    }
   }
 
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.docs.length ?? 0;
+    return this.postingOf(term)?.docs.length ?? 0;
   }
 
   idf(term: string): number {
