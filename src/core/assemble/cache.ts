@@ -76,6 +76,8 @@ export interface LedgerIndex {
   /** Rendered bodies and token counts, keyed by content hash and the options that shape them. */
   renders: Map<string, RenderMemo>;
   counts: Map<string, number>;
+  /** Titles and ids folded for phrase look-ups, by their text: the next index after a change folds only the new ones. */
+  folded: Map<string, string>;
 }
 
 const indexes = new WeakMap<LedgerStore, LedgerIndex>();
@@ -126,6 +128,15 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   artifacts.sort((a, b) => (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : a.artifact.version - b.artifact.version));
   const docs: DocInfo[] = [];
   const active: Artifact[] = [];
+  const folded = new Map<string, string>();
+  const fold = (text: string): string => {
+    let done = folded.get(text);
+    if (done === undefined) {
+      done = cached?.folded.get(text) ?? foldForPhrase(text);
+      folded.set(text, done);
+    }
+    return done;
+  };
   for (const { artifact, standIn } of artifacts) {
     const globs: CompiledGlob[] = [];
     const invalidGlobs: DocInfo['invalidGlobs'] = [];
@@ -136,8 +147,8 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     }
     const slot = artifact.status === 'active' || standIn ? active.length : -1;
     if (slot >= 0) active.push(artifact);
-    const foldedTitle = foldForPhrase(artifact.title);
-    const foldedId = foldForPhrase(artifact.id);
+    const foldedTitle = fold(artifact.title);
+    const foldedId = fold(artifact.id);
     docs.push({
       artifact,
       layer: intendedLayer(artifact),
@@ -160,6 +171,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     index: SearchIndex.build(active, params, termExtractor(store)),
     renders: cached?.renders ?? new Map<string, RenderMemo>(),
     counts: cached?.counts ?? new Map<string, number>(),
+    folded,
   };
   indexes.set(store, built);
   return built;
