@@ -40,8 +40,8 @@ function docKey(a: Artifact): string {
 export class TermExtractor {
   private readonly vocabulary = new Map<string, number>();
   readonly names: string[] = [];
-  private kept = new Map<string, DocTerms>();
-  private using = new Map<string, DocTerms>();
+  /** The documents of the last index and their terms (keyed only when the next index asks: a CLI process builds one). */
+  private last: { docs: readonly Artifact[]; terms: DocTerms[] } | undefined;
   /** The kept vectors' dictionary numbers to vocabulary numbers (-1: not met yet). */
   private fromDictionary = new Int32Array(0);
   private dictionary: readonly string[] | undefined;
@@ -65,19 +65,20 @@ export class TermExtractor {
    */
   extract(docs: readonly Artifact[]): DocTerms[] {
     const out = new Array<DocTerms>(docs.length);
-    const missing: number[] = [];
-    const keys = docs.map(docKey);
-    this.using = new Map();
-    for (let d = 0; d < docs.length; d++) {
-      const known = this.kept.get(keys[d]!) ?? this.using.get(keys[d]!);
-      if (known) {
-        out[d] = known;
-        this.using.set(keys[d]!, known);
-      } else missing.push(d);
+    let missing: number[];
+    if (this.last === undefined) missing = docs.map((_, d) => d);
+    else {
+      const kept = new Map<string, DocTerms>();
+      this.last.docs.forEach((a, d) => kept.set(docKey(a), this.last!.terms[d]!));
+      missing = [];
+      for (let d = 0; d < docs.length; d++) {
+        const known = kept.get(docKey(docs[d]!));
+        if (known) out[d] = known;
+        else missing.push(d);
+      }
     }
     if (missing.length > 0) this.read(docs, missing, out);
-    for (const d of missing) this.using.set(keys[d]!, out[d]!);
-    this.kept = this.using;
+    this.last = { docs, terms: out };
     return out;
   }
 
