@@ -1,4 +1,5 @@
 import type { Artifact, TokenizerName } from '../model';
+import { isUnreviewed } from '../review';
 import type { LedgerStore } from '../store';
 import { contentHash, type TokenCounter } from '../tokens';
 import type { LedgerIndex, RenderMemo } from './cache';
@@ -35,13 +36,16 @@ function renderKey(build: Build, artifact: Artifact): string {
 
 /**
  * What a build derives from one artifact object for one tokenizer and set of rendering
- * options: its shown title and body and its cost per level (-1: not counted yet). Artifact
- * objects live as long as the store's generation, so warm builds look these up instead of
- * redacting titles and assembling cache keys again for every candidate.
+ * options: its shown title and body (rendered when first shown, not to cost it) and its cost
+ * per level (-1: not counted yet). Artifact objects live as long as the store's generation,
+ * so warm builds look these up instead of redacting titles and assembling cache keys again
+ * for every candidate.
  */
 interface ArtifactMemo {
   key: string;
-  rendered: Rendered;
+  rendered?: Rendered;
+  /** The key its costs are kept under in the store (see `blockKey`). */
+  blockKey?: string;
   costs: [number, number, number, number];
 }
 const artifactMemos = new WeakMap<Artifact, ArtifactMemo>();
@@ -49,7 +53,7 @@ const artifactMemos = new WeakMap<Artifact, ArtifactMemo>();
 function artifactMemo(build: Build, artifact: Artifact): ArtifactMemo {
   let memo = artifactMemos.get(artifact);
   if (memo === undefined || memo.key !== build.memoKey) {
-    memo = { key: build.memoKey, rendered: renderUncached(build, artifact), costs: [-1, -1, -1, -1] };
+    memo = { key: build.memoKey, costs: [-1, -1, -1, -1] };
     artifactMemos.set(artifact, memo);
   }
   return memo;
@@ -57,7 +61,8 @@ function artifactMemo(build: Build, artifact: Artifact): ArtifactMemo {
 
 /** An artifact's shown title and body: headings nested under the context's, secrets masked. */
 export function rendered(build: Build, artifact: Artifact): Rendered {
-  return artifactMemo(build, artifact).rendered;
+  const memo = artifactMemo(build, artifact);
+  return (memo.rendered ??= renderUncached(build, artifact));
 }
 
 function renderUncached(build: Build, artifact: Artifact): Rendered {
@@ -108,13 +113,51 @@ function countCached(build: Build, key: string, text: () => string): number {
   return n;
 }
 
-/** Token cost of an artifact at a level, as a block in the document (its separator included). */
+/**
+ * Token cost of an artifact at a level, as a block in the document (its separator included).
+ * Kept in the store beside the token counts, under a key for everything the block is made
+ * of, so a cold build prices its candidates without masking secrets in, previewing and
+ * hashing a thousand bodies: only what it shows is rendered.
+ */
 export function artifactCost(build: Build, artifact: Artifact, level: 1 | 2 | 3): number {
   const known = artifactMemo(build, artifact);
   if (known.costs[level] >= 0) return known.costs[level];
-  const cost = artifactCostUncached(build, artifact, level);
+  const key = `${(known.blockKey ??= blockKey(build, artifact))}${level}`;
+  let cost = build.store.getTokenCount(key, build.tokenizer);
+  if (cost === undefined) {
+    cost = artifactCostUncached(build, artifact, level);
+    build.store.putTokenCount(key, build.tokenizer, cost);
+  }
   known.costs[level] = cost;
   return cost;
+}
+
+/**
+ * Everything an artifact's blocks are made of (its id, title, type, review state, summary and
+ * body; the rendering options; how blocks are rendered: `renderFingerprint`), hashed, with the
+ * level appended: the blocks' costs, like the token counts of bodies, are facts about content.
+ */
+function blockKey(build: Build, artifact: Artifact): string {
+  const parts = [renderFingerprint(), build.optionsKey, artifact.id, artifact.title, artifact.type, isUnreviewed(artifact), artifact.summary ?? null, artifact.contentHash];
+  return `block:${contentHash(JSON.stringify(parts))}:`;
+}
+
+let fingerprint: string | undefined;
+
+/**
+ * How blocks are rendered, as rendered: a probe artifact (headings, a decision, metadata, a
+ * secret, other scripts, unreviewed) at every level, hashed. A change to the blocks, the
+ * preview or the masking shows here, and costs kept under another fingerprint are not read.
+ */
+function renderFingerprint(): string {
+  if (fingerprint === undefined) {
+    const body = '# Context\n\nStatus: accepted\n\nThe payments API token ghp_0123456789abcdefABCDEF0123456789abcd stays out.\n\n## Decision\n\nWe retry webhooks with backoff — 日本語, émigré.\n\n```\n# not a heading\n```\n';
+    const probe = { id: 'adr-0042', title: 'Retry webhooks (password = hunter22)', type: 'decision', summary: null, body, review: 'unreviewed' } as unknown as Artifact;
+    const shown = redactSecrets(trimBlankLines(demoteHeadings(body))).text;
+    const title = redactSecrets(probe.title).text;
+    fingerprint = contentHash(JSON.stringify([1, titleLine(probe, title), previewBlock(probe, title, makePreview(shown, 80, null, title)), fullBlock(probe, title, shown)])).slice(0, 16);
+  }
+  return fingerprint;
 }
 
 function artifactCostUncached(build: Build, artifact: Artifact, level: 1 | 2 | 3): number {

@@ -7,6 +7,7 @@ import { cachedGlob } from './gating';
 import type { CompiledGlob } from './paths';
 import { MeaningModel } from './meaning';
 import { type IndexParams, INDEX_BODY_CHARS, SearchIndex } from './relevance';
+import { TermExtractor } from './docTerms';
 import { TermVectors, extractionVersion } from './termVectors';
 import { foldForPhrase } from './text';
 import type { Layer } from './types';
@@ -75,6 +76,8 @@ export interface LedgerIndex {
   /** Rendered bodies and token counts, keyed by content hash and the options that shape them. */
   renders: Map<string, RenderMemo>;
   counts: Map<string, number>;
+  /** Titles and ids folded for phrase look-ups, by their text: the next index after a change folds only the new ones. */
+  folded: Map<string, string>;
 }
 
 const indexes = new WeakMap<LedgerStore, LedgerIndex>();
@@ -106,7 +109,7 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   if (cached && cached.generation === store.generation) {
     // Same artifacts, other index parameters: keep the per-artifact data, rebuild only the index.
     const active = cached.docs.filter((d) => d.slot >= 0).map((d) => d.artifact);
-    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termVectors(store)), meaning: undefined };
+    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termExtractor(store)), meaning: undefined };
     indexes.set(store, rebuilt);
     return rebuilt;
   }
@@ -125,6 +128,15 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   artifacts.sort((a, b) => (a.artifact.id < b.artifact.id ? -1 : a.artifact.id > b.artifact.id ? 1 : a.artifact.version - b.artifact.version));
   const docs: DocInfo[] = [];
   const active: Artifact[] = [];
+  const folded = new Map<string, string>();
+  const fold = (text: string): string => {
+    let done = folded.get(text);
+    if (done === undefined) {
+      done = cached?.folded.get(text) ?? foldForPhrase(text);
+      folded.set(text, done);
+    }
+    return done;
+  };
   for (const { artifact, standIn } of artifacts) {
     const globs: CompiledGlob[] = [];
     const invalidGlobs: DocInfo['invalidGlobs'] = [];
@@ -135,8 +147,8 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     }
     const slot = artifact.status === 'active' || standIn ? active.length : -1;
     if (slot >= 0) active.push(artifact);
-    const foldedTitle = foldForPhrase(artifact.title);
-    const foldedId = foldForPhrase(artifact.id);
+    const foldedTitle = fold(artifact.title);
+    const foldedId = fold(artifact.id);
     docs.push({
       artifact,
       layer: intendedLayer(artifact),
@@ -156,9 +168,10 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
     generation: store.generation,
     paramsKey: key,
     docs,
-    index: SearchIndex.build(active, params, termVectors(store)),
+    index: SearchIndex.build(active, params, termExtractor(store)),
     renders: cached?.renders ?? new Map<string, RenderMemo>(),
     counts: cached?.counts ?? new Map<string, number>(),
+    folded,
   };
   indexes.set(store, built);
   return built;
@@ -174,11 +187,21 @@ export function meaningModel(idx: LedgerIndex): MeaningModel | undefined {
 }
 
 let version: string | undefined;
+const extractors = new WeakMap<LedgerStore, TermExtractor>();
 
-/** The store's kept term vectors, for the search index to read instead of scanning text again. */
-function termVectors(store: LedgerStore): TermVectors {
-  version ??= extractionVersion(INDEX_BODY_CHARS);
-  return new TermVectors(store, version);
+/**
+ * The store's term extractor: reads bodies' terms from the store's kept term vectors instead
+ * of scanning text again, and keeps every document's terms for the next index of the store,
+ * so an index after a change reads only the changed documents.
+ */
+function termExtractor(store: LedgerStore): TermExtractor {
+  let extractor = extractors.get(store);
+  if (!extractor) {
+    version ??= extractionVersion(INDEX_BODY_CHARS);
+    extractor = new TermExtractor(new TermVectors(store, version));
+    extractors.set(store, extractor);
+  }
+  return extractor;
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { Artifact } from '../model';
-import { forEachTerm, pathInPlayTerms, pathTerms } from './text';
-import type { TermVectors } from './termVectors';
+import { FIELDS, TermExtractor } from './docTerms';
+import { forEachTerm, pathInPlayTerms } from './text';
 
-/** Field order in the index. */
-const FIELDS = ['title', 'tags', 'paths', 'body'] as const;
+export { INDEX_BODY_CHARS } from './docTerms';
+
 type Field = (typeof FIELDS)[number];
 
 export interface IndexParams {
@@ -13,109 +13,85 @@ export interface IndexParams {
 }
 
 /**
- * Bodies past this many characters are indexed by their head only: the topic of a
- * document shows early, and one pasted megabyte must not dominate index time.
- */
-export const INDEX_BODY_CHARS = 64 * 1024;
-
-/**
  * A BM25F index over title, tags, paths and body, with every posting's final weight
  * (idf x saturated, length-normalised, field-boosted term frequency) computed once, so a
  * query costs one pass over the postings of its terms.
  */
+interface Posting {
+  docs: Int32Array;
+  weights: Float64Array;
+}
+
+/** Every (document, term) pair of an index with what weighing it takes; see `SearchIndex.posting`. */
+interface Pairs {
+  params: IndexParams;
+  weights: readonly number[];
+  /** Each document's length normalisation per field (document-major). */
+  norms: Float64Array;
+  /** Each pair's count per field. */
+  pairTf: Int32Array;
+  pairDoc: Int32Array;
+  /** Term t's pairs are termPairs[termStart[t] .. termStart[t + 1] - 1], in document order. */
+  termStart: Int32Array;
+  termPairs: Int32Array;
+  /** In the order first met. */
+  termNames: readonly string[];
+}
+
 export class SearchIndex {
+  private readonly termNumbers = new Map<string, number>();
+  private readonly weighed: Array<Posting | null | undefined>;
+
   private constructor(
     readonly size: number,
-    private readonly postings: Map<string, { docs: Int32Array; weights: Float64Array }>,
-  ) {}
+    private readonly pairs: Pairs,
+  ) {
+    pairs.termNames.forEach((term, t) => this.termNumbers.set(term, t));
+    this.weighed = new Array<Posting | null | undefined>(pairs.termNames.length);
+  }
 
-  /** `vectors`: term vectors kept from earlier builds, read instead of scanning the text (and added to). */
-  static build(docs: readonly Artifact[], params: IndexParams, vectors?: TermVectors): SearchIndex {
-    // Flat typed arrays and one reused closure: this runs over every word of every body on
-    // a cold build (17 MB for 10,000 artifacts), so per-term and per-document allocations
-    // dominated it. Document d's distinct terms are pairs docStart[d] .. docStart[d + 1] - 1.
+  /**
+   * `extractor`: reads each document's terms (from the term vectors kept in the ledger) and
+   * keeps them for the next index of the same ledger; without one every text is scanned.
+   */
+  static build(docs: readonly Artifact[], params: IndexParams, extractor: TermExtractor = new TermExtractor()): SearchIndex {
+    // Flat typed arrays: this runs over every term of every document (17 MB of text for
+    // 10,000 artifacts). The documents' terms are joined in document order, each numbered in
+    // the index when first met, so the same documents give the same index, read or reused.
     const F = FIELDS.length;
     const n = docs.length;
-    const termIds = new Map<string, number>();
+    const docTerms = extractor.extract(docs);
     const termNames: string[] = [];
+    const indexOf = new Int32Array(extractor.names.length).fill(-1);
     const lengths = FIELDS.map(() => new Float64Array(n));
     const docStart = new Int32Array(n + 1);
-    let pairTerm = new Int32Array(1 << 16);
-    let pairTf = new Int32Array(F << 16);
     let pairs = 0;
-    // The document that last saw each term, and the term's pair in that document.
-    let seenIn = new Int32Array(4096).fill(-1);
-    let pairOf = new Int32Array(4096);
-    let d = 0;
-    let field = 0;
-    let fieldLengths = lengths[0]!;
-    let times = 1;
-    const emit = (term: string): void => {
-      let id = termIds.get(term);
-      if (id === undefined) {
-        id = termNames.length;
-        termIds.set(term, id);
-        termNames.push(term);
-        if (id >= seenIn.length) {
-          const grownSeen = new Int32Array(seenIn.length * 2).fill(-1);
-          grownSeen.set(seenIn);
-          seenIn = grownSeen;
-          const grownPair = new Int32Array(pairOf.length * 2);
-          grownPair.set(pairOf);
-          pairOf = grownPair;
-        }
-      }
-      let pair: number;
-      if (seenIn[id] !== d) {
-        seenIn[id] = d;
-        pair = pairs++;
-        if (pair >= pairTerm.length) {
-          const grownTerm = new Int32Array(pairTerm.length * 2);
-          grownTerm.set(pairTerm);
-          pairTerm = grownTerm;
-          const grownTf = new Int32Array(pairTf.length * 2);
-          grownTf.set(pairTf);
-          pairTf = grownTf;
-        }
-        pairOf[id] = pair;
-        pairTerm[pair] = id;
-      } else pair = pairOf[id]!;
-      pairTf[pair * F + field]! += times;
-      fieldLengths[d]! += times;
-    };
-    const inField = (f: number): void => {
-      field = f;
-      fieldLengths = lengths[f]!;
-    };
-    const stored = (term: string, count: number): void => {
-      times = count;
-      emit(term);
-    };
-    // A body's terms and counts, when it is scanned, for its term vector.
-    const bodyTerms = new Map<string, number>();
-    const collect = (term: string): void => {
-      bodyTerms.set(term, (bodyTerms.get(term) ?? 0) + 1);
-      emit(term);
-    };
-    for (d = 0; d < n; d++) {
-      const a = docs[d]!;
+    for (let d = 0; d < n; d++) {
+      const { start, end, lengths: own } = docTerms[d]!;
       docStart[d] = pairs;
-      inField(0);
-      forEachTerm(a.title, emit);
-      inField(1);
-      for (const tag of a.tags) forEachTerm(tag, emit);
-      inField(2);
-      for (const p of a.paths) for (const t of pathTerms(p)) emit(t);
-      inField(3);
-      if (a.summary) forEachTerm(a.summary, emit);
-      const body = a.body.length > INDEX_BODY_CHARS ? a.body.slice(0, INDEX_BODY_CHARS) : a.body;
-      if (!vectors) forEachTerm(body, emit);
-      else if (vectors.read(a.contentHash, body.length, stored)) times = 1;
-      else {
-        bodyTerms.clear();
-        forEachTerm(body, collect);
-        vectors.write(a.contentHash, body.length, [...bodyTerms.keys()], [...bodyTerms.values()]);
+      pairs += end - start;
+      for (let f = 0; f < F; f++) lengths[f]![d] = own[f]!;
+    }
+    const pairTerm = new Int32Array(pairs);
+    // Documents read together, in order (a cold build's), already lie as the index lays them out: their counts are used as they are.
+    const chunk = n > 0 ? docTerms[0]!.chunk : undefined;
+    const inPlace = chunk !== undefined && chunk.counts.length === pairs * F && docTerms.every((t, d) => t.chunk === chunk && t.start === docStart[d]);
+    const pairTf = inPlace ? chunk.counts : new Int32Array(pairs * F);
+    for (let d = 0; d < n; d++) {
+      const { chunk: own, start, end } = docTerms[d]!;
+      const terms = own.terms;
+      let pair = docStart[d]!;
+      for (let i = start; i < end; i++, pair++) {
+        const number = terms[i]!;
+        let id = indexOf[number]!;
+        if (id < 0) {
+          id = termNames.length;
+          indexOf[number] = id;
+          termNames.push(extractor.names[number]!);
+        }
+        pairTerm[pair] = id;
       }
+      if (!inPlace) pairTf.set(own.counts.subarray(start * F, end * F), docStart[d]! * F);
     }
     docStart[n] = pairs;
     const avg = lengths.map((column) => {
@@ -123,57 +99,72 @@ export class SearchIndex {
       for (let i = 0; i < column.length; i++) sum += column[i]!;
       return n > 0 && sum > 0 ? sum / n : 1;
     });
-    const weights = FIELDS.map((f) => params.fieldWeights[f]);
     const bs = FIELDS.map((f) => params.fieldB[f]);
-    // First pass: each (document, term) weight before idf, and each term's document frequency.
-    const pseudoOf = new Float64Array(pairs);
-    const df = new Int32Array(termNames.length);
-    const norms = new Float64Array(F);
-    for (d = 0; d < n; d++) {
-      for (let f = 0; f < F; f++) norms[f] = 1 - bs[f]! + (bs[f]! * lengths[f]![d]!) / avg[f]!;
+    const norms = new Float64Array(n * F);
+    for (let d = 0; d < n; d++) for (let f = 0; f < F; f++) norms[d * F + f] = 1 - bs[f]! + (bs[f]! * lengths[f]![d]!) / avg[f]!;
+    // Each term's pairs, in document order: its postings are weighed when first asked for.
+    const termStart = new Int32Array(termNames.length + 1);
+    for (let i = 0; i < pairs; i++) termStart[pairTerm[i]! + 1]!++;
+    for (let t = 0; t < termNames.length; t++) termStart[t + 1]! += termStart[t]!;
+    const filled = termStart.slice(0, termNames.length);
+    const termPairs = new Int32Array(pairs);
+    const pairDoc = new Int32Array(pairs);
+    for (let d = 0; d < n; d++) {
       for (let i = docStart[d]!; i < docStart[d + 1]!; i++) {
-        let pseudo = 0;
-        for (let f = 0; f < F; f++) {
-          const count = pairTf[i * F + f]!;
-          if (count > 0) pseudo += (weights[f]! * count) / norms[f]!;
-        }
-        pseudoOf[i] = pseudo;
-        if (pseudo > 0) df[pairTerm[i]!]!++;
+        termPairs[filled[pairTerm[i]!]!++] = i;
+        pairDoc[i] = d;
       }
     }
-    // Second pass: postings in document order, weights saturated and multiplied by idf.
-    // Every term's postings are a slice of one flat array.
-    const postingStart = new Int32Array(termNames.length + 1);
-    for (let t = 0; t < termNames.length; t++) postingStart[t + 1] = postingStart[t]! + df[t]!;
-    const postingDocs = new Int32Array(postingStart[termNames.length]!);
-    const postingWeights = new Float64Array(postingDocs.length);
-    const filled = postingStart.slice(0, termNames.length);
-    const idfs = Float64Array.from(df, (count) => Math.log(1 + (n - count + 0.5) / (count + 0.5)));
-    for (d = 0; d < n; d++) {
-      for (let i = docStart[d]!; i < docStart[d + 1]!; i++) {
-        const pseudo = pseudoOf[i]!;
-        if (pseudo <= 0) continue;
-        const t = pairTerm[i]!;
-        const at = filled[t]!++;
-        postingDocs[at] = d;
-        postingWeights[at] = ((pseudo * (params.k1 + 1)) / (params.k1 + pseudo)) * idfs[t]!;
+    return new SearchIndex(n, { params, weights: FIELDS.map((f) => params.fieldWeights[f]), norms, pairTf, pairDoc, termStart, termPairs, termNames });
+  }
+
+  /**
+   * A term's postings (documents ascending, final weights; null: in no document's weighed
+   * fields), weighed on first use: a build's query asks for a few dozen of the index's terms.
+   */
+  private posting(t: number): Posting | null {
+    let posting = this.weighed[t];
+    if (posting !== undefined) return posting;
+    const { params, weights, norms, pairTf, pairDoc, termStart, termPairs } = this.pairs;
+    const F = FIELDS.length;
+    const from = termStart[t]!;
+    const to = termStart[t + 1]!;
+    const docs = new Int32Array(to - from);
+    const pseudos = new Float64Array(to - from);
+    let df = 0;
+    for (let k = from; k < to; k++) {
+      const i = termPairs[k]!;
+      const d = pairDoc[i]!;
+      let pseudo = 0;
+      for (let f = 0; f < F; f++) {
+        const count = pairTf[i * F + f]!;
+        if (count > 0) pseudo += (weights[f]! * count) / norms[d * F + f]!;
       }
+      if (pseudo <= 0) continue;
+      docs[df] = d;
+      pseudos[df++] = pseudo;
     }
-    const postings = new Map<string, { docs: Int32Array; weights: Float64Array }>();
-    for (let t = 0; t < termNames.length; t++) {
-      if (df[t] === 0) continue;
-      const from = postingStart[t]!;
-      const to = postingStart[t + 1]!;
-      postings.set(termNames[t]!, { docs: postingDocs.subarray(from, to), weights: postingWeights.subarray(from, to) });
+    if (df === 0) posting = null;
+    else {
+      const idf = Math.log(1 + (this.size - df + 0.5) / (df + 0.5));
+      const weighted = new Float64Array(df);
+      for (let j = 0; j < df; j++) weighted[j] = ((pseudos[j]! * (params.k1 + 1)) / (params.k1 + pseudos[j]!)) * idf;
+      posting = { docs: docs.subarray(0, df), weights: weighted };
     }
-    return new SearchIndex(n, postings);
+    this.weighed[t] = posting;
+    return posting;
+  }
+
+  private postingOf(term: string): Posting | null {
+    const t = this.termNumbers.get(term);
+    return t === undefined ? null : this.posting(t);
   }
 
   /** BM25F score of every document for weighted query terms. */
   score(query: ReadonlyMap<string, number>): Float64Array {
     const scores = new Float64Array(this.size);
     for (const [term, weight] of query) {
-      const posting = this.postings.get(term);
+      const posting = this.postingOf(term);
       if (!posting) continue;
       const { docs, weights } = posting;
       for (let i = 0; i < docs.length; i++) scores[docs[i]!]! += weight * weights[i]!;
@@ -183,11 +174,15 @@ export class SearchIndex {
 
   /** Every term's postings (documents ascending, final weights), in the order terms were first seen. */
   forEachPosting(visit: (term: string, docs: Int32Array, weights: Float64Array) => void): void {
-    for (const [term, posting] of this.postings) visit(term, posting.docs, posting.weights);
+    const names = this.pairs.termNames;
+    for (let t = 0; t < names.length; t++) {
+      const posting = this.posting(t);
+      if (posting) visit(names[t]!, posting.docs, posting.weights);
+    }
   }
 
   documentFrequency(term: string): number {
-    return this.postings.get(term)?.docs.length ?? 0;
+    return this.postingOf(term)?.docs.length ?? 0;
   }
 
   idf(term: string): number {

@@ -31,8 +31,11 @@ export function extractionVersion(indexBodyChars: number): string {
  */
 export class TermVectors {
   private readonly stored: Map<string, Uint8Array>;
-  private readonly dictionary: string[];
+  /** Every term a stored vector refers to, by its number (the store's own array: new terms are appended to it). */
+  readonly dictionary: string[];
   private readonly numbers = new Map<string, number>();
+  /** A vector's values as decoded, before any is handed on (a damaged row must hand on none). */
+  private values = new Float64Array(1024);
 
   constructor(
     private readonly store: TermVectorStore,
@@ -44,36 +47,16 @@ export class TermVectors {
   }
 
   /**
-   * Calls `add` for each (term, count) of the body's stored vector and returns true, or
-   * returns false without calling it when there is none (or it does not decode).
+   * Calls `add` for each (term's number in `dictionary`, count) of the body's stored vector
+   * and returns true, or returns false without calling it when there is none or it is not a
+   * well-formed vector over known terms (a damaged row is not used).
    */
-  read(bodyHash: string, scannedLength: number, add: (term: string, count: number) => void): boolean {
+  readNumbers(bodyHash: string, scannedLength: number, add: (term: number, count: number) => void): boolean {
     const data = this.stored.get(bodyHash);
-    if (!data || !this.decodes(data, scannedLength)) return false;
+    if (!data) return false;
+    // Decoded and checked whole first: the length scanned, then term numbers and counts.
     let at = 0;
-    while (data[at++]! >= 0x80);
-    while (at < data.length) {
-      let id = 0;
-      for (let shift = 0; ; shift += 7) {
-        const byte = data[at++]!;
-        id += (byte & 0x7f) * 2 ** shift;
-        if (byte < 0x80) break;
-      }
-      let count = 0;
-      for (let shift = 0; ; shift += 7) {
-        const byte = data[at++]!;
-        count += (byte & 0x7f) * 2 ** shift;
-        if (byte < 0x80) break;
-      }
-      add(this.dictionary[id]!, count);
-    }
-    return true;
-  }
-
-  /** Whether `data` is a well-formed vector over known terms (a damaged row is not used). */
-  private decodes(data: Uint8Array, scannedLength: number): boolean {
-    let at = 0;
-    let values = -1;
+    let count = -1;
     while (at < data.length) {
       let value = 0;
       let shift = 0;
@@ -84,11 +67,23 @@ export class TermVectors {
         if (byte < 0x80) break;
         shift += 7;
       }
-      // The length first, then term numbers (even) and counts (odd).
-      if (values === -1 ? value !== scannedLength : values % 2 === 0 ? this.dictionary[value] === undefined : value === 0) return false;
-      values++;
+      if (count === -1) {
+        if (value !== scannedLength) return false;
+      } else {
+        if (count % 2 === 0 ? this.dictionary[value] === undefined : value === 0) return false;
+        if (count >= this.values.length) {
+          const grown = new Float64Array(this.values.length * 2);
+          grown.set(this.values);
+          this.values = grown;
+        }
+        this.values[count] = value;
+      }
+      count++;
     }
-    return values >= 0 && values % 2 === 0;
+    if (count < 0 || count % 2 !== 0) return false;
+    const values = this.values;
+    for (let i = 0; i < count; i += 2) add(values[i]!, values[i + 1]!);
+    return true;
   }
 
   /** Stores the body's terms with their counts. */

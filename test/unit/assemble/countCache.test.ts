@@ -62,4 +62,26 @@ describe('token counts kept in the ledger', () => {
     }
     assert.equal(tokenCounter(reopened, 'o200k_base').isLoaded, true);
   });
+
+  test('the kept cost of a block is used only for a block made the same way: other preview lengths or masking give the fresh output', async () => {
+    const secretBody = 'Webhook queue token: ghp_0123456789abcdefABCDEF0123456789abcd, rotated monthly.';
+    const seed = async (): Promise<LedgerStore> => {
+      const store = await seeded();
+      store.createArtifact({ id: 'secret', type: 'learning', title: 'Webhook retry secret rotation', body: secretBody, pinned: true });
+      return store;
+    };
+    const variants: Array<AssembleRequest['options']> = [{ previewChars: 40 }, { previewChars: 400 }, { redact: false }, {}];
+    const first = await seed();
+    for (const options of variants) await assembleContext(first, { ...request(900), options });
+    const kept = first.export();
+    for (const options of variants) {
+      const reopened = LedgerStore.open(await loadSqlJs(), kept, fixedClock());
+      const fresh = await assembleContext(await seed(), { ...request(900), options });
+      const again = await assembleContext(reopened, { ...request(900), options });
+      assert.equal(again.text, fresh.text, JSON.stringify(options));
+      assert.deepEqual(again.items.map((i) => [i.id, i.mode, i.tokens]), fresh.items.map((i) => [i.id, i.mode, i.tokens]));
+      assert.ok(again.items.some((i) => i.id === 'secret'), 'the artifact with a secret is shown');
+      if (options?.redact !== false) assert.ok(!again.text.includes('ghp_0123'), 'the secret is masked');
+    }
+  });
 });
