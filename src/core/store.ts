@@ -248,7 +248,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
   }
 
   /** The latest version of every chain, whatever its status; cached until the next write. */
-  latestArtifacts(): Artifact[] {
+  latestArtifacts(): readonly Artifact[] {
     return this.artifacts.latest();
   }
 

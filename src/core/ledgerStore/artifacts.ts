@@ -18,6 +18,7 @@ import {
 import { joinExtra, type RecordedFields, splitExtra, withoutRecorded } from '../artifactSchema';
 import { normalizeArtifactInput, normalizeConditions, sameContent } from './artifactInput';
 import { type Connection, parseJson } from './connection';
+import { LatestList } from './latestList';
 
 export interface ArtifactFilter {
   type?: ArtifactType;
@@ -52,11 +53,25 @@ const ARTIFACT_COLUMNS =
  * version is the latest (`is_latest`), and an update adds a version instead of changing one.
  */
 export class Artifacts {
-  private latestCache: { generation: number; artifacts: Artifact[] } | undefined;
+  private readonly latestList: LatestList;
   /** Chains written since the last `takeChanged()`: the Markdown mirror rewrites their files only. */
   private changed = new Set<string>();
 
-  constructor(private readonly conn: Connection) {}
+  constructor(private readonly conn: Connection) {
+    this.latestList = new LatestList(
+      conn,
+      () => this.list(),
+      (chainIds) => this.artifactRows(`SELECT ${ARTIFACT_COLUMNS} FROM artifact WHERE is_latest = 1 AND chain_id IN (${chainIds.map(() => '?').join(', ')})`, [...chainIds]),
+    );
+  }
+
+  /** Every write to a chain's rows names the chain here: the files to rewrite, and the latest list to patch. */
+  private touch(...chainIds: string[]): void {
+    for (const chainId of chainIds) {
+      this.changed.add(chainId);
+      this.latestList.touched(chainId);
+    }
+  }
 
   /** `row` holds ARTIFACT_COLUMNS in order. */
   private rowToArtifact(row: SqlValue[]): Artifact {
@@ -135,7 +150,7 @@ export class Artifacts {
   }
 
   insert(a: Artifact): void {
-    this.changed.add(a.chainId);
+    this.touch(a.chainId);
     const chainHasOthers = this.conn.scalar('SELECT 1 FROM artifact WHERE chain_id = ? LIMIT 1', [a.chainId]) !== null;
     this.conn.exec(
       `INSERT INTO artifact (${ARTIFACT_COLUMNS}, is_latest) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
@@ -255,7 +270,7 @@ export class Artifacts {
     if (old.chainId === replacement.chainId) throw new UserError('An artifact cannot supersede its own chain.');
     return this.conn.transaction(() => {
       const now = this.conn.nowIso();
-      this.changed.add(old.chainId).add(replacement.chainId);
+      this.touch(old.chainId, replacement.chainId);
       this.conn.exec("UPDATE artifact SET status = 'superseded', updated_at = ? WHERE chain_id = ? AND is_latest = 1", [now, old.chainId]);
       this.conn.exec('UPDATE artifact SET supersedes = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [old.chainId, now, replacement.chainId]);
       return { superseded: this.latestOfChain(old.chainId)!, by: this.latestOfChain(replacement.chainId)! };
@@ -274,7 +289,7 @@ export class Artifacts {
   setStatus(ref: string, status: ArtifactStatus): Artifact {
     const artifact = this.require(ref);
     return this.conn.transaction(() => {
-      this.changed.add(artifact.chainId);
+      this.touch(artifact.chainId);
       this.conn.exec('UPDATE artifact SET status = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [status, this.conn.nowIso(), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
@@ -283,7 +298,7 @@ export class Artifacts {
   setPinned(ref: string, pinned: boolean): Artifact {
     const artifact = this.require(ref);
     return this.conn.transaction(() => {
-      this.changed.add(artifact.chainId);
+      this.touch(artifact.chainId);
       this.conn.exec('UPDATE artifact SET pinned = ?, updated_at = ? WHERE chain_id = ? AND is_latest = 1', [pinned ? 1 : 0, this.conn.nowIso(), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
@@ -294,7 +309,7 @@ export class Artifacts {
     const artifact = this.require(ref);
     const latest = this.latestOfChain(artifact.chainId)!;
     return this.conn.transaction(() => {
-      this.changed.add(artifact.chainId);
+      this.touch(artifact.chainId);
       this.conn.exec('UPDATE artifact SET extra = ? WHERE chain_id = ? AND is_latest = 1', [JSON.stringify(joinExtra({ ...latest, ...fields })), artifact.chainId]);
       return this.latestOfChain(artifact.chainId)!;
     });
@@ -307,7 +322,7 @@ export class Artifacts {
       const where = options.versionOnly ? 'id = ?' : 'chain_id = ?';
       const key = options.versionOnly ? artifact.id : artifact.chainId;
       const count = Number(this.conn.scalar(`SELECT count(*) FROM artifact WHERE ${where}`, [key]));
-      this.changed.add(artifact.chainId);
+      this.touch(artifact.chainId);
       this.conn.exec(`DELETE FROM artifact WHERE ${where}`, [key]);
       this.conn.exec('DELETE FROM feedback WHERE artifact_id NOT IN (SELECT id FROM artifact)');
       if (options.versionOnly) this.markLatest(artifact.chainId);
@@ -367,12 +382,9 @@ export class Artifacts {
     return order.map(([rowid]) => byRowid.get(rowid!)!);
   }
 
-  /** The latest version of every chain, whatever its status; cached until the next write. */
-  latest(): Artifact[] {
-    if (this.latestCache?.generation !== this.conn.generation) {
-      this.latestCache = { generation: this.conn.generation, artifacts: this.list() };
-    }
-    return this.latestCache.artifacts;
+  /** The latest version of every chain, whatever its status, newest first (the list() order); kept between writes (latestList.ts). */
+  latest(): readonly Artifact[] {
+    return this.latestList.get();
   }
 
   count(): { chains: number; versions: number } {
@@ -410,7 +422,7 @@ export class Artifacts {
     if (sameContent(latest, artifact)) {
       // Only status or pin changed: those live on the latest version, not in a new one.
       const updated = this.conn.transaction(() => {
-        this.changed.add(latest.chainId);
+        this.touch(latest.chainId);
         this.conn.exec('UPDATE artifact SET status = ?, pinned = ?, updated_at = ? WHERE id = ?', [
           artifact.status, artifact.pinned ? 1 : 0, artifact.updatedAt, latest.id,
         ]);

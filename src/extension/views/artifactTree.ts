@@ -42,7 +42,7 @@ export type ArtifactTreeNode =
   | { kind: 'message'; label: string; icon?: string };
 
 interface Snapshot {
-  latest: Artifact[];
+  latest: readonly Artifact[];
   tokens: Map<string, number>;
 }
 

@@ -9,7 +9,7 @@ import type { Artifact, ArtifactInput } from '../../../src/core/model';
 import { artifactDescription, DEFAULT_FILTER, groupArtifacts, scopeDescription, scopeShowsTypes } from '../../../src/extension/artifactTreeModel';
 import { memoryStore } from '../helpers';
 
-async function ledger(inputs: ArtifactInput[]): Promise<Artifact[]> {
+async function ledger(inputs: ArtifactInput[]): Promise<readonly Artifact[]> {
   const store = await memoryStore();
   for (const input of inputs) store.createArtifact(input);
   return store.latestArtifacts();
