@@ -247,7 +247,7 @@ export class LedgerStore implements TokenCountCache, TermVectorStore {
     return this.artifacts.list(filter);
   }
 
-  /** The latest version of every chain, whatever its status; cached until the next write. */
+  /** The latest version of every chain, whatever its status, newest first; kept between writes and patched by them (ledgerStore/latestList.ts). */
   latestArtifacts(): readonly Artifact[] {
     return this.artifacts.latest();
   }

@@ -80,17 +80,19 @@ export function folderListing(dir: string): FolderListing | undefined {
   const root = realFolder(dir);
   if (!root) return undefined;
   const stats = new Map<string, { size: number; mtimeMs: number } | undefined>();
-  const parts: string[] = [];
   const { paths, skipped, temps } = mirrorPaths(root);
   // Joined as strings: `at` is a clean relative path already, and path.join's normalising of
   // each of 10,000 names was a quarter of the listing's time (every command lists the folder).
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  for (const at of paths) {
-    const stat = statOf(prefix + at);
-    stats.set(at, stat);
-    parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
-  }
-  return { root, stats, skipped, temps, key: parts.join('\n') };
+  for (const at of paths) stats.set(at, statOf(prefix + at));
+  return { root, stats, skipped, temps, key: keyOf(stats) };
+}
+
+/** A listing's key: every file's path, size and time, in the listing's order. */
+function keyOf(stats: FolderListing['stats']): string {
+  const parts: string[] = [];
+  for (const [at, stat] of stats) parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
+  return parts.join('\n');
 }
 
 /**
@@ -129,9 +131,9 @@ export function relisted(before: FolderListing, changed: Iterable<string>): Fold
       stats.set(at, { size: stat.size, mtimeMs: stat.mtimeMs });
     }
   }
-  const paths = added ? [...stats.keys()].sort() : [...stats.keys()];
-  const ordered = added ? new Map(paths.map((at) => [at, stats.get(at)])) : stats;
-  return { root: before.root, stats: ordered, skipped: before.skipped, temps: [...temps], key: paths.map((at) => `${at}:${ordered.get(at)?.size}:${ordered.get(at)?.mtimeMs}`).join('\n') };
+  // A new name goes where a listing would put it (sourceFolder.ts sorts the paths).
+  const ordered = added ? new Map([...stats.keys()].sort().map((at) => [at, stats.get(at)])) : stats;
+  return { root: before.root, stats: ordered, skipped: before.skipped, temps: [...temps], key: keyOf(ordered) };
 }
 
 /**

@@ -151,7 +151,7 @@ export class Artifacts {
 
   insert(a: Artifact): void {
     this.touch(a.chainId);
-    const chainHasOthers = this.conn.scalar('SELECT 1 FROM artifact WHERE chain_id = ? LIMIT 1', [a.chainId]) !== null;
+    const chainHasOthers = this.hasChain(a.chainId);
     this.conn.exec(
       `INSERT INTO artifact (${ARTIFACT_COLUMNS}, is_latest) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
       [
