@@ -100,24 +100,16 @@ export class TermExtractor {
     let lengths = [0, 0, 0, 0];
     const add = (n: number, times: number): void => {
       if (n >= seenIn.length) {
-        const grownSeen = new Int32Array(Math.max(n + 1, seenIn.length * 2)).fill(-1);
-        grownSeen.set(seenIn);
-        seenIn = grownSeen;
-        const grownPair = new Int32Array(grownSeen.length);
-        grownPair.set(pairOf);
-        pairOf = grownPair;
+        seenIn = grownTo(seenIn, Math.max(n + 1, seenIn.length * 2), -1);
+        pairOf = grownTo(pairOf, seenIn.length);
       }
       let pair: number;
       if (seenIn[n] !== doc) {
         seenIn[n] = doc;
         pair = pairs++;
         if (pair >= terms.length) {
-          const grownTerms = new Int32Array(terms.length * 2);
-          grownTerms.set(terms);
-          terms = grownTerms;
-          const grownCounts = new Int32Array(counts.length * 2);
-          grownCounts.set(counts);
-          counts = grownCounts;
+          terms = grownTo(terms, terms.length * 2);
+          counts = grownTo(counts, counts.length * 2);
         }
         pairOf[n] = pair;
         terms[pair] = n;
@@ -128,9 +120,7 @@ export class TermExtractor {
     const emit = (term: string): void => add(this.number(term), 1);
     const stored = (dictionaryNumber: number, times: number): void => {
       if (dictionaryNumber >= this.fromDictionary.length) {
-        const grown = new Int32Array(Math.max(dictionaryNumber + 1, this.dictionary!.length)).fill(-1);
-        grown.set(this.fromDictionary);
-        this.fromDictionary = grown;
+        this.fromDictionary = grownTo(this.fromDictionary, Math.max(dictionaryNumber + 1, this.dictionary!.length), -1);
       }
       let n = this.fromDictionary[dictionaryNumber]!;
       if (n < 0) {
@@ -175,4 +165,12 @@ export class TermExtractor {
       out[d] = { chunk, start: starts[i]!, end: i + 1 < starts.length ? starts[i + 1]! : pairs, lengths: allLengths[i]! };
     });
   }
+}
+
+/** `a`'s entries in a new array of `length`, the entries past them `fill`. */
+function grownTo(a: Int32Array, length: number, fill = 0): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(length);
+  if (fill !== 0) grown.fill(fill, a.length);
+  grown.set(a);
+  return grown;
 }
