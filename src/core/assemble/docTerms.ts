@@ -89,7 +89,11 @@ export class TermExtractor {
       this.dictionary = vectors.dictionary;
       this.fromDictionary = new Int32Array(0);
     }
-    let terms = new Int32Array(which.length > 1000 ? 1 << 18 : 1 << 10);
+    // Sized for what the kept vectors hold (each pair takes two bytes or more) and a few dozen
+    // terms of title, tags and paths each: growing a cold index's arrays copied them three times.
+    let expected = 0;
+    if (vectors) for (const d of which) expected += (vectors.storedBytes(docs[d]!.contentHash) >> 1) + 32;
+    let terms = new Int32Array(Math.max(expected, which.length > 1000 ? 1 << 18 : 1 << 10));
     let counts = new Int32Array(terms.length * F);
     let pairs = 0;
     // The document that last met each vocabulary term, and the term's pair in it.
@@ -152,8 +156,12 @@ export class TermExtractor {
       field = 3;
       if (a.summary) forEachTerm(a.summary, emit);
       const body = a.body.length > INDEX_BODY_CHARS ? a.body.slice(0, INDEX_BODY_CHARS) : a.body;
-      if (!vectors) forEachTerm(body, emit);
-      else if (!vectors.readNumbers(a.contentHash, body.length, stored)) {
+      const decoded = vectors ? vectors.decode(a.contentHash, body.length) : -1;
+      if (decoded >= 0) {
+        const values = vectors!.values;
+        for (let i = 0; i < decoded; i += 2) stored(values[i]!, values[i + 1]!);
+      } else if (!vectors) forEachTerm(body, emit);
+      else {
         bodyTerms.clear();
         forEachTerm(body, collect);
         vectors.write(a.contentHash, body.length, [...bodyTerms.keys()], [...bodyTerms.values()]);

@@ -34,8 +34,8 @@ export class TermVectors {
   /** Every term a stored vector refers to, by its number (the store's own array: new terms are appended to it). */
   readonly dictionary: string[];
   private readonly numbers = new Map<string, number>();
-  /** A vector's values as decoded, before any is handed on (a damaged row must hand on none). */
-  private values = new Float64Array(1024);
+  /** The last vector `decode` read (a damaged row's entries are never used). */
+  values = new Float64Array(1024);
 
   constructor(
     private readonly store: TermVectorStore,
@@ -47,43 +47,50 @@ export class TermVectors {
   }
 
   /**
-   * Calls `add` for each (term's number in `dictionary`, count) of the body's stored vector
-   * and returns true, or returns false without calling it when there is none or it is not a
-   * well-formed vector over known terms (a damaged row is not used).
+   * Decodes the body's stored vector into `values` (term numbers in `dictionary` at even
+   * entries, their counts at odd ones) and returns how many entries it holds, or -1 when there
+   * is none or it is not a well-formed vector over known terms (a damaged row is not used).
+   * The caller reads `values` before the next call: a cold index decodes every body's vector,
+   * so one array is reused rather than a callback called per term.
    */
-  readNumbers(bodyHash: string, scannedLength: number, add: (term: number, count: number) => void): boolean {
+  decode(bodyHash: string, scannedLength: number): number {
     const data = this.stored.get(bodyHash);
-    if (!data) return false;
-    // Decoded and checked whole first: the length scanned, then term numbers and counts.
+    if (!data) return -1;
+    const length = data.length;
+    // Every entry takes at least a byte: the array is grown once, before decoding.
+    if (length > this.values.length) this.values = new Float64Array(Math.max(length, this.values.length * 2));
+    const values = this.values;
+    const dictionary = this.dictionary;
+    // Decoded and checked whole: the length scanned, then term numbers and counts.
     let at = 0;
     let count = -1;
-    while (at < data.length) {
-      let value = 0;
-      let shift = 0;
-      for (;;) {
-        if (at >= data.length || shift > 28) return false;
-        const byte = data[at++]!;
-        value += (byte & 0x7f) * 2 ** shift;
-        if (byte < 0x80) break;
-        shift += 7;
+    while (at < length) {
+      let byte = data[at++]!;
+      let value = byte & 0x7f;
+      if (byte >= 0x80) {
+        let scale = 0x80;
+        for (let shift = 7; ; shift += 7) {
+          if (at >= length || shift > 28) return -1;
+          byte = data[at++]!;
+          value += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 0x80;
+        }
       }
       if (count === -1) {
-        if (value !== scannedLength) return false;
+        if (value !== scannedLength) return -1;
       } else {
-        if (count % 2 === 0 ? this.dictionary[value] === undefined : value === 0) return false;
-        if (count >= this.values.length) {
-          const grown = new Float64Array(this.values.length * 2);
-          grown.set(this.values);
-          this.values = grown;
-        }
-        this.values[count] = value;
+        if (count % 2 === 0 ? dictionary[value] === undefined : value === 0) return -1;
+        values[count] = value;
       }
       count++;
     }
-    if (count < 0 || count % 2 !== 0) return false;
-    const values = this.values;
-    for (let i = 0; i < count; i += 2) add(values[i]!, values[i + 1]!);
-    return true;
+    return count < 0 || count % 2 !== 0 ? -1 : count;
+  }
+
+  /** Bytes of the body's stored vector (0: none): at least the entries it decodes to. */
+  storedBytes(bodyHash: string): number {
+    return this.stored.get(bodyHash)?.length ?? 0;
   }
 
   /** Stores the body's terms with their counts. */
