@@ -380,7 +380,7 @@ if (hasBuild && wants('cli')) {
 }
 
 // Agent hooks (issue #38): test/bench/hooks.mjs.
-if (wants('hooks')) hookBench({ workspace: shared, artifacts: ARTIFACTS, runs: RUNS, report, row: (cells) => rows.push(cells), fmt });
+if (wants('hooks')) hookBench({ workspace: shared, artifacts: ARTIFACTS, runs: RUNS, report, row: (cells) => rows.push(cells), fmt, floor });
 
 // Imports of the formats teams keep (issue #6): a 1,000-entry ctx DECISIONS.md and a 500-file ADR folder.
 if (wants('cli')) {

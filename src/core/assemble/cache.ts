@@ -68,7 +68,13 @@ export interface LedgerIndex {
   generation: number;
   paramsKey: string;
   docs: DocInfo[];
-  index: SearchIndex;
+  /** How many documents the search index holds (the docs with a slot): known without building it. */
+  indexed: number;
+  /**
+   * The search index of the docs with a slot, built on first use: a build whose query has no
+   * term (a hook at session start with no file in play) scores nothing and never builds it.
+   */
+  readonly index: SearchIndex;
   /** The index's latent-meaning model once a build asked for it (null: the ledger is too small to learn from); see `meaningModel`. */
   meaning?: MeaningModel | null;
   /** Each change kind's vocabulary scored over the index, by kind and weight: the same query in every build. */
@@ -109,7 +115,9 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
   if (cached && cached.generation === store.generation) {
     // Same artifacts, other index parameters: keep the per-artifact data, rebuild only the index.
     const active = cached.docs.filter((d) => d.slot >= 0).map((d) => d.artifact);
-    const rebuilt: LedgerIndex = { ...cached, paramsKey: key, index: SearchIndex.build(active, params, termExtractor(store)), meaning: undefined };
+    // Each field but the index (a getter, which a spread would call: building the old index first) and the meaning model.
+    const { generation, docs, indexed, kindScores, renders, counts, folded } = cached;
+    const rebuilt = withLazyIndex({ generation, paramsKey: key, docs, indexed, ...(kindScores ? { kindScores } : {}), renders, counts, folded }, () => SearchIndex.build(active, params, termExtractor(store)));
     indexes.set(store, rebuilt);
     return rebuilt;
   }
@@ -164,17 +172,26 @@ export function ledgerIndex(store: LedgerStore, params: IndexParams): LedgerInde
       ...(standIn ? { standIn } : {}),
     });
   }
-  const built: LedgerIndex = {
-    generation: store.generation,
-    paramsKey: key,
-    docs,
-    index: SearchIndex.build(active, params, termExtractor(store)),
-    renders: cached?.renders ?? new Map<string, RenderMemo>(),
-    counts: cached?.counts ?? new Map<string, number>(),
-    folded,
-  };
+  const built = withLazyIndex(
+    {
+      generation: store.generation,
+      paramsKey: key,
+      docs,
+      indexed: active.length,
+      renders: cached?.renders ?? new Map<string, RenderMemo>(),
+      counts: cached?.counts ?? new Map<string, number>(),
+      folded,
+    },
+    () => SearchIndex.build(active, params, termExtractor(store)),
+  );
   indexes.set(store, built);
   return built;
+}
+
+/** `fields` with an `index` built by `build` when first read, then kept. */
+function withLazyIndex(fields: Omit<LedgerIndex, 'index'>, build: () => SearchIndex): LedgerIndex {
+  let index: SearchIndex | undefined;
+  return Object.defineProperty(fields, 'index', { get: () => (index ??= build()), enumerable: true }) as LedgerIndex;
 }
 
 /**

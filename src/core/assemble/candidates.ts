@@ -137,7 +137,8 @@ function kindScores(idx: LedgerIndex, active: readonly ActivePath[], options: As
 export function collectCandidates(input: CandidateInput): CandidateSet {
   const { idx, options, task, taskText, active } = input;
   const query = taskQuery(task, active, options);
-  const bm25 = idx.index.score(query);
+  // No query term scores nothing: the search index is not built for it.
+  const bm25 = query.size === 0 ? new Float64Array(idx.indexed) : idx.index.score(query);
   const kinds = kindScores(idx, active, options);
   const kindsOf = new Map<number, string[]>();
   if (kinds.length > 0) {

@@ -90,12 +90,13 @@ function namesInPlay(active: readonly ActivePath[]): string[] {
  * where the task's words are costs a fraction of the whole. A section is shown whole or
  * not at all, beside its artifact's preview, never beside its full text (`settleSections`).
  */
-export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, index: SearchIndex, options: AssembleOptions, active: readonly ActivePath[]): void {
+export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, searchIndex: () => SearchIndex, options: AssembleOptions, active: readonly ActivePath[]): void {
   // The paths say an artifact applies; the task's own words, and a file in play a part names,
   // say which part of it matters.
   const query = buildQuery(taskSources(task, options));
   if (query.size === 0) return;
   const queryTerms = [...query.keys()];
+  const index = searchIndex();
   const fileNames = namesInPlay(active);
   const found: Candidate[] = [];
   const { candidates } = set;

@@ -106,3 +106,23 @@ describe('term vectors kept in the ledger', () => {
     assert.equal(store.schemaVersion, SCHEMA_VERSION);
   });
 });
+
+describe('the search index is built when a query asks for it', () => {
+  test('a build with no task and no file in play (a hook at session start) gives the same context before and after the index is built', async () => {
+    const nothingToSearch: AssembleRequest = { budget: 2500, now: request.now, log: false };
+    const withRules = async (): Promise<LedgerStore> => {
+      const store = await ledger();
+      store.createArtifact({ id: 'house-rules', type: 'constitution', title: 'House rules', body: 'Keep webhook handlers idempotent.' });
+      store.createArtifact({ id: 'pinned-note', type: 'learning', title: 'Pinned: the queue lock', body: 'The retry queue takes a lock per payment.', pinned: true });
+      return store;
+    };
+    const fresh = await withRules();
+    const first = await assembleContext(fresh, nothingToSearch);
+    assert.ok(first.items.length > 0, 'an empty query still brings the ledger in');
+    await assembleContext(fresh, request);
+    assert.equal(seen(await assembleContext(fresh, nothingToSearch)), seen(first));
+    const indexedFirst = await withRules();
+    await assembleContext(indexedFirst, request);
+    assert.equal(seen(await assembleContext(indexedFirst, nothingToSearch)), seen(first));
+  });
+});
