@@ -225,20 +225,45 @@ export class LedgerFile {
    * (persistence/indexDelta.ts), else the whole database (folding the delta in).
    */
   private persist(): void {
-    const changes = this.current.pendingChanges();
-    if (changes !== undefined && this.loaded !== undefined && !this.legacyJournal && !this.current.mostlyFree) {
-      const line = changesLine(changes);
-      if (fitsDelta(this.delta, line, this.loaded.size)) {
-        removeDeadWritersFiles(this.file);
-        faultPoint('temp-written');
-        this.delta = writeDelta(this.file, this.loaded, this.delta, line, this.options.durable);
-        faultPoint('database-replaced');
-        this.current.changesSaved();
-        this.unsaved = false;
-        return;
-      }
+    if (!this.appendDelta(this.current.pendingChanges())) this.persistWhole();
+  }
+
+  /** Appends `changes` to the delta when they fit there (a few changes to a saved database); false when they do not. */
+  private appendDelta(changes: ReturnType<LedgerStore['pendingChanges']>): boolean {
+    if (changes === undefined || this.loaded === undefined || this.legacyJournal || this.current.mostlyFree) return false;
+    const line = changesLine(changes);
+    if (!fitsDelta(this.delta, line, this.loaded.size)) return false;
+    removeDeadWritersFiles(this.file);
+    faultPoint('temp-written');
+    this.delta = writeDelta(this.file, this.loaded, this.delta, line, this.options.durable);
+    faultPoint('database-replaced');
+    this.current.changesSaved();
+    this.unsaved = false;
+    return true;
+  }
+
+  /**
+   * Saves what a read computed and the index keeps (token counts, term vectors: facts about
+   * content, not ledger data) to the delta, when the lock is free at once and the database is
+   * as loaded; else leaves it to the next write. Never waits on another writer, never writes
+   * the whole database. True when it saved something.
+   */
+  async saveDerived(): Promise<boolean> {
+    let release: () => void;
+    try {
+      assertWritable(this.file);
+      refuseLinkedParts(this.file);
+      release = await acquireLock(this.lockFile, this.file, 0);
+    } catch {
+      return false;
     }
-    this.persistWhole();
+    try {
+      if (this.unsaved || this.refresh()) return false;
+      const changes = this.current.pendingChanges();
+      return changes !== undefined && changes.length > 0 && this.appendDelta(changes);
+    } finally {
+      release();
+    }
   }
 
   /**

@@ -229,6 +229,20 @@ export class LedgerSession {
   }
 
   /**
+   * Saves what a read computed for the index (token counts, term vectors) when it can at once
+   * (LedgerFile.saveDerived), keeping the record of the knowledge files for the index it is
+   * now: a cold hook's next process reads the counts instead of loading the tokenizer again.
+   */
+  saveDerived(): Promise<void> {
+    return this.exclusive(async () => {
+      const before = this.ledger.savedAs;
+      if (before === undefined || this.readInMemory?.store === this.ledger.store) return;
+      const record = (this.record ??= this.readStamps());
+      if ((await this.ledger.saveDerived()) && record?.index === before) this.remember({}, before);
+    });
+  }
+
+  /**
    * The one write path: refresh, then under the lock apply `fn`, write the files of the
    * chains it changed, and save the index. A chain whose file a teammate changed since this
    * session read it is not written over: the change is refused with a UserError naming the

@@ -74,3 +74,33 @@ test('a read without refresh gives the index as the last refresh left it; a refr
     session.close();
   }
 });
+
+/** The database and its delta, as sizes: what a save changes. */
+function savedSizes(dir: string): string {
+  const db = path.join(dir, '.context-ledger', 'ledger.db');
+  return [db, `${db}.delta`].map((f) => fs.statSync(f, { throwIfNoEntry: false })?.size ?? 0).join(' + ');
+}
+
+test('a hook that opens the ledger itself keeps the token counts its build made: the next one finds them, writes nothing and answers the same', async () => {
+  const dir = workspace();
+  const before = savedSizes(dir);
+  const first = await runHookJob(job(dir, 'cold-1'));
+  assert.equal(first.entry.outcome, 'added');
+  const kept = savedSizes(dir);
+  assert.notEqual(kept, before, 'the counts of what the answer rendered are saved with the index');
+  const second = await runHookJob(job(dir, 'cold-2'));
+  assert.equal(savedSizes(dir), kept, 'nothing left to count: nothing written');
+  assert.equal(second.output, first.output);
+});
+
+test('a hook never waits on a writer to keep its counts: with the ledger locked it answers and writes nothing', async () => {
+  const dir = workspace();
+  const lock = path.join(dir, '.context-ledger', 'ledger.db.lock');
+  // A live writer's lock (this process, now): not stale, so it is not taken over.
+  fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, at: new Date().toISOString(), token: 'another-writer' }));
+  const before = savedSizes(dir);
+  const answer = await runHookJob(job(dir, 'locked'));
+  assert.equal(answer.entry.outcome, 'added');
+  assert.equal(savedSizes(dir), before);
+  assert.equal(fs.readFileSync(lock, 'utf8').includes('another-writer'), true, 'the writer keeps its lock');
+});
