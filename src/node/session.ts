@@ -21,7 +21,7 @@ import { newArtifactId } from '../core/ids';
 import { normalizeArtifactInput } from '../core/ledgerStore/artifactInput';
 import { type Artifact, type ArtifactInput, UserError } from '../core/model';
 import type { FileStamp, LedgerStore } from '../core/store';
-import { FileChangedError, filesChanged, type FolderListing, folderListing, hashOf, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles, relisted } from './artifactFolder';
+import { FileChangedError, filesChanged, type FolderListing, folderListing, hashOf, hasLegacyState, listingKey, matchesRecorded, type MirrorConflict, mirrorHasFiles, relisted } from './artifactFolder';
 import type { SyncReport } from './artifactFiles';
 import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
 import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, readStampRecord, sameStamps, type StampRecord } from './knowledgeStamps';
@@ -69,12 +69,14 @@ function recordOwnFile(dbFile: string, stamp: FileStamp, input: ArtifactInput, s
     if (!fitsDelta(delta, line, base.size)) return;
     const written = writeDelta(dbFile, base, delta, line);
     // The new artifact is no imported knowledge: the knowledge files the index followed, recorded for it, are those
-    // the index with this line follows (the listing is not: it has one file more), so the next command does not scan
-    // every artifact row for them (at 10,000 artifacts, ~0.1 s of the first command after an add).
+    // the index with this line follows, so the next command does not scan every artifact row for them.
+    // And the listing the index matched, with this file added to it (matchesRecorded checks the index has it as stamped).
     const record = readStampRecord(stampFileOf(dbFile));
-    if (record?.files && record.index === indexIdentity(base, loaded?.identity) && !input.source?.startsWith('import:')) {
-      writeFileInside(path.dirname(dbFile), stampFileOf(dbFile), `${JSON.stringify({ version: 1, stamps: record.stamps, index: indexIdentity(base, written.identity), files: record.files } satisfies StampRecord)}\n`, 'the knowledge files\' stamps');
-    }
+    if (record?.index !== indexIdentity(base, loaded?.identity)) return;
+    const carried: StampRecord = { version: 1, stamps: record.stamps, index: indexIdentity(base, written.identity) };
+    if (record.files && !input.source?.startsWith('import:')) carried.files = record.files;
+    if (record.listing) Object.assign(carried, { listing: record.listing, added: [...(record.added ?? []), { path: stamp.path, size: stamp.size, mtimeMs: stamp.mtimeMs }] });
+    if (carried.files || carried.listing) writeFileInside(path.dirname(dbFile), stampFileOf(dbFile), `${JSON.stringify(carried)}\n`, 'the knowledge files\' stamps');
   } catch (error) {
     say?.(`the index was not told of the new file (the next command reads it): ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -368,7 +370,9 @@ export class LedgerSession {
         const listing = this.listFiles(dir, changedFiles);
         // As this session (or, for the saved index it holds, any process) last found the files matching the index: no stamp need be read.
         const record = (this.record ??= this.readStamps());
-        const recorded = listing !== undefined && listing.temps.length === 0 && record?.listing === hashOf(listing.key) && record.index === this.ledger.savedAs;
+        const recorded = listing !== undefined && record?.listing !== undefined && record.index === this.ledger.savedAs && matchesRecorded(listing, record.listing, record.added, (at) => this.ledger.store.fileStamp(at));
+        // Recorded with files added since: recorded as it is now, so the next command compares the listing alone.
+        if (recorded && record.added) this.remember({ listing: hashOf(listing.key) });
         if (recorded || listing?.key === this.lastImported) this.lastImported = listing?.key;
         else if (filesChanged(this.fileStamps(), listing)) {
           const before = { store: this.ledger.store, savedAs: this.ledger.savedAs };
@@ -557,7 +561,8 @@ export class LedgerSession {
     const index = this.ledger.savedAs;
     if (index === undefined || (this.readInMemory?.store === this.ledger.store && this.readInMemory.savedAs === index)) return;
     const base: StampRecord = this.record?.index === (carriedFrom ?? index) ? this.record : { version: 1, stamps: this.record?.stamps ?? {} };
-    this.writeStamps({ ...base, ...patch, index });
+    // Files an add recorded are only ever added by the add (recordOwnFile): a record this session writes compares the listing alone.
+    this.writeStamps({ ...base, ...patch, added: undefined, index });
   }
 
   /** Local to this machine (the folder's .gitignore keeps it out of git); written aside and renamed, never through a link. */

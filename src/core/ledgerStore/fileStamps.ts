@@ -31,8 +31,11 @@ export class FileStamps {
     return new Map(this.current());
   }
 
+  /** One stamp: from the kept table when it is read, else one row (a replayed add asks before anything reads them all). */
   get(path: string): FileStamp | undefined {
-    return this.current().get(path);
+    if (this.cache?.untracked === this.conn.untracked) return this.cache.map.get(path);
+    const row = this.conn.rowValues('SELECT path, chain_id, size, mtime_ms, hash FROM artifact_file WHERE path = ?', [path])[0];
+    return row && { path: String(row[0]), chainId: String(row[1]), size: Number(row[2]), mtimeMs: Number(row[3]), hash: String(row[4]) };
   }
 
   put(stamp: FileStamp): void {

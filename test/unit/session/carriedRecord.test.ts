@@ -18,11 +18,18 @@ function ok(result: CliResult): CliResult {
   return result;
 }
 
-function workspace(): { dir: string; db: string; artifacts: string; record(): { index?: string; listing?: string; files?: string[] } } {
+interface Record {
+  index?: string;
+  listing?: string;
+  files?: string[];
+  added?: { path: string; size: number; mtimeMs: number }[];
+}
+
+function workspace(): { dir: string; db: string; artifacts: string; record(): Record } {
   const dir = tempDir('ledger-carried-record-');
   ok(cli(['init'], { cwd: dir }));
   const db = path.join(dir, '.context-ledger', 'ledger.db');
-  return { dir, db, artifacts: path.join(dir, '.context-ledger', 'artifacts'), record: () => JSON.parse(fs.readFileSync(`${db}.knowledge.json`, 'utf8')) as { index?: string; listing?: string; files?: string[] } };
+  return { dir, db, artifacts: path.join(dir, '.context-ledger', 'artifacts'), record: () => JSON.parse(fs.readFileSync(`${db}.knowledge.json`, 'utf8')) as Record };
 }
 
 /** The saved index a session loading `db` now holds (LedgerFile.savedAs). */
@@ -74,10 +81,47 @@ describe('the record a command leaves for the next', () => {
     const record = ws.record();
     assert.equal(record.index, savedIndex(ws.db), 'the record names the index with the add in its delta');
     assert.deepEqual(record.files, ['AGENTS.md']);
-    assert.equal(record.listing, undefined, 'the listing changed (one file more): not carried');
     fs.writeFileSync(path.join(ws.dir, 'AGENTS.md'), '# Agents\n\n## Testing\n\nRun the unit tests and the e2e suite before pushing.\n');
     const listed = ok(cli(['list', '--format', 'json'], { cwd: ws.dir }));
     assert.match(listed.stderr, /from the knowledge files: 0 added, 1 updated/);
     assert.ok((JSON.parse(listed.stdout) as { title: string }[]).some((a) => a.title === 'Added after — 後'), 'and the added artifact is there');
+  });
+
+  it('an add carries the listing with its file added; the next command takes it from the delta without reading the stamps, and sees an edit made since', () => {
+    const ws = workspace();
+    ok(cli(['add', '--type', 'note', '--title', 'Before', '--body', 'v1'], { cwd: ws.dir }));
+    ok(cli(['list'], { cwd: ws.dir }));
+    ok(cli(['list'], { cwd: ws.dir }));
+    const listed = ws.record().listing;
+    ok(cli(['add', '--type', 'note', '--title', 'Added — 追加', '--body', 'x'], { cwd: ws.dir }));
+    const stat = fs.statSync(path.join(ws.artifacts, 'note', 'added.md'));
+    assert.deepEqual(ws.record().added, [{ path: 'note/added.md', size: stat.size, mtimeMs: stat.mtimeMs }]);
+    assert.equal(ws.record().listing, listed);
+    const next = ok(cli(['list', '--format', 'json'], { cwd: ws.dir }));
+    assert.doesNotMatch(next.stderr, /from the artifact files/, 'this machine wrote it: not reported as found');
+    assert.deepEqual((JSON.parse(next.stdout) as { title: string }[]).map((a) => a.title).sort(), ['Added — 追加', 'Before']);
+    assert.equal(ws.record().added, undefined, 'recorded again as the listing alone');
+    assert.equal(ws.record().index, savedIndex(ws.db));
+    // An add, then edits before the next command: of another file, and of the added file itself.
+    ok(cli(['add', '--type', 'note', '--title', 'Second', '--body', 'x'], { cwd: ws.dir }));
+    fs.appendFileSync(path.join(ws.artifacts, 'note', 'before.md'), 'Edited since.\n');
+    assert.match(ok(cli(['list'], { cwd: ws.dir })).stderr, /from the artifact files: 0 added, 1 updated/);
+    ok(cli(['add', '--type', 'note', '--title', 'Third', '--body', 'x'], { cwd: ws.dir }));
+    fs.appendFileSync(path.join(ws.artifacts, 'note', 'third.md'), 'Edited since.\n');
+    assert.match(ok(cli(['list'], { cwd: ws.dir })).stderr, /from the artifact files: 0 added, 1 updated/);
+    assert.match(bodyOf(ws.dir, 'Third') ?? '', /Edited since\./);
+  });
+
+  it('an add whose file takes the name of a deleted file (a stamp the delta line does not replace) is still imported by the next command', () => {
+    const ws = workspace();
+    ok(cli(['add', '--type', 'note', '--title', 'Reused', '--body', 'first'], { cwd: ws.dir }));
+    ok(cli(['list'], { cwd: ws.dir }));
+    fs.rmSync(path.join(ws.artifacts, 'note', 'reused.md'));
+    assert.match(ok(cli(['list'], { cwd: ws.dir })).stderr, /1 archived/);
+    ok(cli(['list'], { cwd: ws.dir }));
+    ok(cli(['add', '--type', 'note', '--title', 'Reused', '--body', 'second'], { cwd: ws.dir }));
+    assert.ok(fs.existsSync(path.join(ws.artifacts, 'note', 'reused.md')));
+    ok(cli(['list'], { cwd: ws.dir }));
+    assert.equal(bodyOf(ws.dir, 'Reused'), 'second');
   });
 });
