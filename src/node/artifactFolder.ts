@@ -88,11 +88,27 @@ export function folderListing(dir: string): FolderListing | undefined {
   return { root, stats, skipped, temps, key: keyOf(stats) };
 }
 
-/** A listing's key: every file's path, size and time, in the listing's order. */
-function keyOf(stats: FolderListing['stats']): string {
+/** A listing's key: every file's path, size and time, in the listing's order (but the files `without`). */
+function keyOf(stats: FolderListing['stats'], without?: ReadonlySet<string>): string {
   const parts: string[] = [];
-  for (const [at, stat] of stats) parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
+  for (const [at, stat] of stats) if (!without?.has(at)) parts.push(`${at}:${stat?.size}:${stat?.mtimeMs}`);
   return parts.join('\n');
+}
+
+/**
+ * Whether `listing` is the one recorded (`hash`: hashOf of its key) plus the files an `add`
+ * wrote since (`added`), each listed as it was written and in the index as stamped (`stampOf`,
+ * the index's stamp of a path): then the index matches the listing without its stamps being read.
+ */
+export function matchesRecorded(listing: FolderListing, hash: string, added: readonly { path: string; size: number; mtimeMs: number }[] | undefined, stampOf: (at: string) => FileStamp | undefined): boolean {
+  if (listing.temps.length > 0) return false;
+  if (!added?.length) return hashOf(listing.key) === hash;
+  for (const file of added) {
+    const now = listing.stats.get(file.path);
+    const stamp = stampOf(file.path);
+    if (now?.size !== file.size || now.mtimeMs !== file.mtimeMs || stamp?.size !== file.size || stamp.mtimeMs !== file.mtimeMs) return false;
+  }
+  return hashOf(keyOf(listing.stats, new Set(added.map((f) => f.path)))) === hash;
 }
 
 /**

@@ -78,3 +78,48 @@ export function changedKnowledgePaths(workspace: string, before: KnowledgeStamps
   for (const key of Object.keys(before)) if (!(key in now) && !key.endsWith('/')) changed.add(key);
   return [...changed];
 }
+
+/**
+ * `<db>.knowledge.json`, local like the database: the knowledge files' stamps as last checked,
+ * and, for one saved index (`index`: LedgerFile.savedAs), what a refresh would otherwise ask of
+ * it — the knowledge files it follows and the hash of the artifact files' listing found to
+ * match its file stamps. docs/storage.md, "One session, one write path".
+ */
+export interface StampRecord {
+  version: 1;
+  stamps: KnowledgeStamps;
+  index?: string;
+  files?: string[];
+  /** The hash of the artifact files' listing (FolderListing.key) found to match that index's stamps. */
+  listing?: string;
+  /**
+   * Files `add` wrote since that listing, each with its stamp in the index's delta: the index
+   * matches the listing plus these, when the index has each as stamped here.
+   */
+  added?: AddedFile[];
+}
+
+export interface AddedFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+const isAdded = (value: unknown): value is AddedFile => {
+  const file = value as Partial<AddedFile> | null;
+  return typeof file === 'object' && file !== null && typeof file.path === 'string' && typeof file.size === 'number' && typeof file.mtimeMs === 'number';
+};
+
+/** The record at `file`; undefined when there is none or it is not one. */
+export function readStampRecord(file: string): StampRecord | undefined {
+  try {
+    const record = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<StampRecord>;
+    if (record.version !== 1 || typeof record.stamps !== 'object' || record.stamps === null) return undefined;
+    const files = Array.isArray(record.files) && record.files.every((f) => typeof f === 'string') ? record.files : undefined;
+    if (typeof record.index !== 'string') return { version: 1, stamps: record.stamps };
+    const listing = typeof record.listing === 'string' ? { listing: record.listing, ...(Array.isArray(record.added) && record.added.every(isAdded) ? { added: record.added } : {}) } : {};
+    return { version: 1, stamps: record.stamps, index: record.index, ...(files ? { files } : {}), ...listing };
+  } catch {
+    return undefined;
+  }
+}

@@ -5,7 +5,7 @@ import { UserError } from '../core/model';
 import { type Clock, CorruptDatabaseError, LedgerStore, systemClock } from '../core/store';
 import { removeDeadWritersFiles } from './persistence/deadWriters';
 import { type FileIdentity, identityOf, readWithIdentity, sameIdentity, timestampForFileName } from './persistence/fileIdentity';
-import { applyDelta, changesLine, deltaFileOf, fitsDelta, type LoadedDelta, writeDelta } from './persistence/indexDelta';
+import { applyDelta, changesLine, deltaFileOf, fitsDelta, indexIdentity, type LoadedDelta, writeDelta } from './persistence/indexDelta';
 import { replayLegacyJournal } from './persistence/journal';
 import { acquireLock } from './persistence/lock';
 import { faultPoint } from './persistence/faultInjection';
@@ -96,8 +96,7 @@ export class LedgerFile {
    */
   get savedAs(): string | undefined {
     if (!this.loaded || this.legacyJournal) return undefined;
-    const delta = this.delta ? `+${this.delta.identity.ino}:${this.delta.identity.size}:${this.delta.identity.mtimeMs}` : '';
-    return `${this.loaded.ino}:${this.loaded.size}:${this.loaded.mtimeMs}${delta}`;
+    return indexIdentity(this.loaded, this.delta?.identity);
   }
 
   get deltaFile(): string {

@@ -21,14 +21,14 @@ import { newArtifactId } from '../core/ids';
 import { normalizeArtifactInput } from '../core/ledgerStore/artifactInput';
 import { type Artifact, type ArtifactInput, UserError } from '../core/model';
 import type { FileStamp, LedgerStore } from '../core/store';
-import { FileChangedError, filesChanged, type FolderListing, folderListing, hashOf, hasLegacyState, listingKey, type MirrorConflict, mirrorHasFiles, relisted } from './artifactFolder';
+import { FileChangedError, filesChanged, type FolderListing, folderListing, hashOf, hasLegacyState, listingKey, matchesRecorded, type MirrorConflict, mirrorHasFiles, relisted } from './artifactFolder';
 import type { SyncReport } from './artifactFiles';
 import { defaultDatabasePath, LEDGER_FOLDER, writeFileInside } from './files';
-import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, sameStamps } from './knowledgeStamps';
+import { changedKnowledgePaths, type KnowledgeStamps, knowledgeStamps, linkedFiles, readStampRecord, sameStamps, type StampRecord } from './knowledgeStamps';
 import { assertWritable, LedgerFile, refuseLinkedParts } from './ledgerFile';
 import { ensureLedgerGitignore, isWorkspaceLedger, mirrorFolderOf } from './ledgerFolder';
 import { faultPoint } from './persistence/faultInjection';
-import { deltaBelongsTo, fileLine, fitsDelta, readDelta, writeDelta } from './persistence/indexDelta';
+import { deltaBelongsTo, fileLine, fitsDelta, indexIdentity, readDelta, writeDelta } from './persistence/indexDelta';
 import { identityOf } from './persistence/fileIdentity';
 import { acquireLock } from './persistence/lock';
 
@@ -66,10 +66,25 @@ function recordOwnFile(dbFile: string, stamp: FileStamp, input: ArtifactInput, s
     const loaded = readDelta(dbFile);
     const delta = deltaBelongsTo(loaded, base) ? loaded : undefined;
     const line = fileLine(stamp, input);
-    if (fitsDelta(delta, line, base.size)) writeDelta(dbFile, base, delta, line);
+    if (!fitsDelta(delta, line, base.size)) return;
+    const written = writeDelta(dbFile, base, delta, line);
+    // The new artifact is no imported knowledge: the knowledge files the index followed, recorded for it, are those
+    // the index with this line follows, so the next command does not scan every artifact row for them.
+    // And the listing the index matched, with this file added to it (matchesRecorded checks the index has it as stamped).
+    const record = readStampRecord(stampFileOf(dbFile));
+    if (record?.index !== indexIdentity(base, loaded?.identity)) return;
+    const carried: StampRecord = { version: 1, stamps: record.stamps, index: indexIdentity(base, written.identity) };
+    if (record.files && !input.source?.startsWith('import:')) carried.files = record.files;
+    if (record.listing) Object.assign(carried, { listing: record.listing, added: [...(record.added ?? []), { path: stamp.path, size: stamp.size, mtimeMs: stamp.mtimeMs }] });
+    if (carried.files || carried.listing) writeFileInside(path.dirname(dbFile), stampFileOf(dbFile), `${JSON.stringify(carried)}\n`, 'the knowledge files\' stamps');
   } catch (error) {
     say?.(`the index was not told of the new file (the next command reads it): ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** The session's record beside the index (knowledgeStamps.ts, StampRecord). */
+function stampFileOf(dbFile: string): string {
+  return `${dbFile}.knowledge.json`;
 }
 
 export interface LedgerLocation {
@@ -95,20 +110,6 @@ export function ledgerLocation(cwd: string, dbFile?: string): LedgerLocation {
 /** The default place, or a `.context-ledger` folder named explicitly: the ledger's own folder, made when missing. */
 function mayCreateFolder(location: LedgerLocation): boolean {
   return location.isDefault || path.basename(path.dirname(location.file)) === LEDGER_FOLDER;
-}
-
-interface StampRecord {
-  version: 1;
-  stamps: KnowledgeStamps;
-  /**
-   * The knowledge files the index followed when it was the saved database `index`
-   * (LedgerFile.savedAs): while it is, a refresh need not ask the index (at 10,000 artifacts
-   * that query took ~0.1 s of every command).
-   */
-  index?: string;
-  files?: string[];
-  /** The hash of the artifact files' listing (FolderListing.key) found to match that index's stamps. */
-  listing?: string;
 }
 
 export class LedgerSession {
@@ -383,7 +384,9 @@ export class LedgerSession {
         const listing = this.listFiles(dir, changedFiles);
         // As this session (or, for the saved index it holds, any process) last found the files matching the index: no stamp need be read.
         const record = (this.record ??= this.readStamps());
-        const recorded = listing !== undefined && listing.temps.length === 0 && record?.listing === hashOf(listing.key) && record.index === this.ledger.savedAs;
+        const recorded = listing !== undefined && record?.listing !== undefined && record.index === this.ledger.savedAs && matchesRecorded(listing, record.listing, record.added, (at) => this.ledger.store.fileStamp(at));
+        // Recorded with files added since: recorded as it is now, so the next command compares the listing alone.
+        if (recorded && record.added) this.remember({ listing: hashOf(listing.key) });
         if (recorded || listing?.key === this.lastImported) this.lastImported = listing?.key;
         else if (filesChanged(this.fileStamps(), listing)) {
           const before = { store: this.ledger.store, savedAs: this.ledger.savedAs };
@@ -392,9 +395,13 @@ export class LedgerSession {
           // An import that touched no imported knowledge (a teammate's note, not an AGENTS.md section) leaves the
           // knowledge files the index follows as they were: carried over to the index just saved, so they are
           // not asked of it again (a scan of every artifact row: at 10,000 artifacts, ~0.1 s of each refresh).
-          if (imported !== undefined && !imported.touchesKnowledge && this.ledger.store === before.store && before.savedAs !== undefined && this.record?.index === before.savedAs && this.ledger.savedAs !== before.savedAs) {
-            this.remember({ listing: undefined }, before.savedAs);
-          }
+          // And the listing, when the index saved now has every listed file as listed (no file it could not take,
+          // none written since): the next command compares its listing with it and asks the index nothing.
+          const saved = this.ledger.store === before.store && this.ledger.savedAs !== before.savedAs;
+          const matched = saved && listing !== undefined && this.lastImported === listing.key && !filesChanged(this.fileStamps(), listing) ? hashOf(listing.key) : undefined;
+          if (imported !== undefined && !imported.touchesKnowledge && saved && before.savedAs !== undefined && this.record?.index === before.savedAs) {
+            this.remember({ listing: matched }, before.savedAs);
+          } else if (matched !== undefined) this.remember({ listing: matched });
         } else {
           this.lastImported = listing?.key;
           if (listing) this.remember({ listing: hashOf(listing.key) });
@@ -498,7 +505,7 @@ export class LedgerSession {
   }
 
   private get stampFile(): string {
-    return `${this.dbFile}.knowledge.json`;
+    return stampFileOf(this.dbFile);
   }
 
   /**
@@ -560,26 +567,19 @@ export class LedgerSession {
   }
 
   private readStamps(): StampRecord | undefined {
-    try {
-      const record = JSON.parse(fs.readFileSync(this.stampFile, 'utf8')) as Partial<StampRecord>;
-      if (record.version !== 1 || typeof record.stamps !== 'object' || record.stamps === null) return undefined;
-      const files = Array.isArray(record.files) && record.files.every((f) => typeof f === 'string') ? record.files : undefined;
-      if (typeof record.index !== 'string') return { version: 1, stamps: record.stamps };
-      return { version: 1, stamps: record.stamps, index: record.index, ...(files ? { files } : {}), ...(typeof record.listing === 'string' ? { listing: record.listing } : {}) };
-    } catch {
-      return undefined;
-    }
+    return readStampRecord(this.stampFile);
   }
 
-  /** Local to this machine (the folder's .gitignore keeps it out of git); written aside and renamed, never through a link. */
   /** Records `patch` for the saved database the index is now (a record for another one starts over, keeping the stamps). */
   private remember(patch: Partial<Omit<StampRecord, 'version' | 'index'>>, carriedFrom?: string): void {
     const index = this.ledger.savedAs;
     if (index === undefined || (this.readInMemory?.store === this.ledger.store && this.readInMemory.savedAs === index)) return;
     const base: StampRecord = this.record?.index === (carriedFrom ?? index) ? this.record : { version: 1, stamps: this.record?.stamps ?? {} };
-    this.writeStamps({ ...base, ...patch, index });
+    // Files an add recorded are only ever added by the add (recordOwnFile): a record this session writes compares the listing alone.
+    this.writeStamps({ ...base, ...patch, added: undefined, index });
   }
 
+  /** Local to this machine (the folder's .gitignore keeps it out of git); written aside and renamed, never through a link. */
   private writeStamps(record: StampRecord): void {
     this.record = record;
     try {

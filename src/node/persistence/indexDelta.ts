@@ -42,6 +42,14 @@ export function baseOf(identity: FileIdentity): string {
   return `${identity.ino}:${identity.size}:${identity.mtimeMs}`;
 }
 
+/**
+ * Which saved index a store loaded from `db` and its delta holds (LedgerFile.savedAs): what a
+ * session records beside the index about its content is keyed by it.
+ */
+export function indexIdentity(db: FileIdentity, delta: FileIdentity | undefined): string {
+  return delta ? `${baseOf(db)}+${baseOf(delta)}` : baseOf(db);
+}
+
 function header(base: FileIdentity): string {
   return `${JSON.stringify({ delta: 1, base: baseOf(base) })}\n`;
 }
