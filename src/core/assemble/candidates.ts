@@ -245,6 +245,22 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   return { candidates, leftOut, invalidGlobs, queryEmpty };
 }
 
+/**
+ * One rule per file stands for a kind of change: where several sections of one file are titled
+ * for it ("Running tests", "Quarantined tests", "Disabled tests"), they are the kind's topics,
+ * of which the work needs the one its words or paths favour, so only the best-ranked keeps the
+ * kind's worth (`valuedAsRule`); the others rank on their words like any rule.
+ */
+export function keepOneTitledPerFile(set: CandidateSet): void {
+  const kept = new Set<string>();
+  for (const c of set.candidates) {
+    if (c.titledForKind === undefined) continue;
+    const file = `${c.titledForKind}\u0000${c.sectionOf?.artifact.id ?? c.artifact.source ?? c.artifact.id}`;
+    if (kept.has(file)) delete c.titledForKind;
+    else kept.add(file);
+  }
+}
+
 /** A lift by meaning smaller than this is a rounding of the words' reading, not a reason worth a reader's attention. */
 const MEANING_LIFT_SHOWN = 0.05;
 
@@ -262,7 +278,7 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
     parts.push(`text relevance ${c.components.relevance.toFixed(2)} (words ${(c.components.relevance - c.meaningLift).toFixed(2)}, meaning ${sign}${Math.abs(c.meaningLift).toFixed(2)})`);
   } else if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
   if (c.changeKinds) parts.push(`change kind: ${c.changeKinds.join(', ')}`);
-  if (c.titledForKind !== undefined && c.sectionOf === undefined) parts.push(`its title names the change kind ${c.titledForKind}`);
+  if (c.titledForKind !== undefined) parts.push(`its title names the change kind ${c.titledForKind}`);
   if (c.meaningMatch !== undefined) parts.push(`meaning match ${c.meaningMatch.toFixed(2)}`);
   if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
   if (c.components.feedback > 0) parts.push('marked useful');

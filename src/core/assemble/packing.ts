@@ -78,7 +78,7 @@ function isRuleInScope(c: Candidate): boolean {
  */
 function valuedAsRule(c: Candidate, againstRecords: boolean): boolean {
   if (againstRecords && isRuleInScope(c)) return true;
-  return c.titledForKind !== undefined && c.sectionOf === undefined && c.artifact.body.length < SECTION_MIN_CHARS;
+  return c.titledForKind !== undefined && c.artifact.body.length < SECTION_MIN_CHARS;
 }
 
 /** Whether the ledger's records (decisions, learnings, notes, plans) compete with the rules for the room. */
