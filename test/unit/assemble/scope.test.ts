@@ -208,7 +208,7 @@ describe('rules loaded for every file', () => {
     const guide = `# Go Style\n\n${topics.map((t, i) => `## ${t}\n\nRule ${i}: ${FILLER.repeat(8)}\n`).join('\n')}\n## Linting\n\nRun \`task fix\` before submitting; never suppress a warning.\n`;
     store.createArtifact({ id: 'go-style', type: 'convention', source: 'import:claude-rules:.claude/rules/go-style.md', scope: 'path', paths: ['**/*.go'], title: 'Go Style Rules', body: guide });
     // Three sections of one AGENTS.md titled for tests: the kind's topics, of which one stands for it.
-    for (const [id, title] of [['agents-md-running', 'Running tests'], ['agents-md-quarantined', 'Quarantined tests'], ['agents-md-disabled', 'Disabled tests']]) {
+    for (const [id, title] of [['agents-md-running', 'Running tests'], ['agents-md-quarantined', 'Quarantined tests'], ['agents-md-disabled', 'Disabled tests']] as const) {
       store.createArtifact({ id, type: 'convention', source: 'import:agents-md:AGENTS.md', title, body: `${title}: ${FILLER.repeat(2)}` });
     }
     const result = await assembleContext(store, { budget: 400, now: NOW, task: TASK, paths: ['pkg/session/snapshot.go'], log: false });
