@@ -1,7 +1,7 @@
 import type { LedgerStore } from '../store';
 import { makeBuild } from './blocks';
 import { carryIndexOverOwnWrites, ledgerIndex, tokenCounter } from './cache';
-import { collectCandidates } from './candidates';
+import { collectCandidates, keepOneTitledPerFile } from './candidates';
 import { addSectionCandidates } from './sectionCandidates';
 import { detectProfile, resolveProfileRules } from '../sources/profiles';
 import { compressLeftover } from './compressLeftover';
@@ -48,6 +48,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
     (researchTask ??= detectProfile(task, resolveProfileRules(request.sources?.profileRules), request.sources?.profile).profile === 'research');
   const set = collectCandidates({ idx, options, task, taskText, active, now, feedback: store.allFeedback(), isResearchTask, leaveOut: request.leaveOut });
   addSectionCandidates(set, task, () => idx.index, options, active);
+  keepOneTitledPerFile(set);
   const livePlan = request.sources === undefined || !liveModule ? undefined : new liveModule.LivePlan(request.sources, task, counter, options);
   const packing = packContext({ build, budget, task, candidates: set.candidates, livePlan });
   const compressed = compressLeftover(build, packing, `${taskText}\n${task?.labels.join(' ') ?? ''}`);

@@ -2,7 +2,7 @@ import { type Artifact, type Feedback, STANDING_RULE_TYPES } from '../model';
 import type { BodySection } from '../sections';
 import { type ArtifactLayer, type DocInfo, type LedgerIndex, meaningModel } from './cache';
 import { type AdmitContext, admit, leftOutItem, moduleLabelKeys } from './admit';
-import { changeKindsOf } from './changeKinds';
+import { changeKindsOf, kindNamedByTitle } from './changeKinds';
 import { type ActivePath, type PathMatch, playNamesPattern } from './paths';
 import { type QuerySource, buildQuery } from './relevance';
 import type { ResolvedTask } from './request';
@@ -39,6 +39,8 @@ export interface Candidate {
   namesFile?: string;
   /** A part of a rule in scope the task does not single out: offered for room nothing else can use (sectionCandidates.ts). */
   roomLeft?: boolean;
+  /** For a rule in scope: the change kind of the files in play its title names (`kindNamedByTitle`). */
+  titledForKind?: string;
 }
 
 export interface CandidateInput {
@@ -191,6 +193,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     playNames: playNamesPattern(active),
   };
 
+  const titleKind = kindNamedByTitle(changeKindsOf(active));
   const leftOut: Array<ExcludedItem | Candidate> = [];
   const invalidGlobs: AssembleResult['invalidGlobs'] = [];
   const candidates: Candidate[] = [];
@@ -225,6 +228,10 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     };
     const byKind = kindsOf.get(doc.slot);
     if (byKind) candidate.changeKinds = byKind;
+    if (admitted.pathMatch !== undefined && STANDING_RULE_TYPES.has(a.type)) {
+      const titled = titleKind(a.title);
+      if (titled !== undefined) candidate.titledForKind = titled;
+    }
     // A meaning match is named only where no word matched: then it is what points to the artifact.
     if (meaning !== undefined && scored.meaning >= options.meaning.evidence && scored.bm25 === 0) candidate.meaningMatch = scored.meaning;
     else if (Math.abs(scored.meaningLift) >= MEANING_LIFT_SHOWN) candidate.meaningLift = scored.meaningLift;
@@ -237,6 +244,22 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
   }
   candidates.sort(compareCandidates);
   return { candidates, leftOut, invalidGlobs, queryEmpty };
+}
+
+/**
+ * One rule per file stands for a kind of change: where several sections of one file are titled
+ * for it ("Running tests", "Quarantined tests", "Disabled tests"), they are the kind's topics,
+ * of which the work needs the one its words or paths favour, so only the best-ranked keeps the
+ * kind's worth (`valuedAsRule`); the others rank on their words like any rule.
+ */
+export function keepOneTitledPerFile(set: CandidateSet): void {
+  const kept = new Set<string>();
+  for (const c of set.candidates) {
+    if (c.titledForKind === undefined) continue;
+    const file = `${c.titledForKind}\u0000${c.sectionOf?.artifact.id ?? c.artifact.source ?? c.artifact.id}`;
+    if (kept.has(file)) delete c.titledForKind;
+    else kept.add(file);
+  }
 }
 
 /** A lift by meaning smaller than this is a rounding of the words' reading, not a reason worth a reader's attention. */
@@ -256,6 +279,7 @@ export function explainCandidate(c: Candidate, task: ResolvedTask | undefined): 
     parts.push(`text relevance ${c.components.relevance.toFixed(2)} (words ${(c.components.relevance - c.meaningLift).toFixed(2)}, meaning ${sign}${Math.abs(c.meaningLift).toFixed(2)})`);
   } else if (c.components.relevance > 0) parts.push(`text relevance ${c.components.relevance.toFixed(2)}`);
   if (c.changeKinds) parts.push(`change kind: ${c.changeKinds.join(', ')}`);
+  if (c.titledForKind !== undefined) parts.push(`its title names the change kind ${c.titledForKind}`);
   if (c.meaningMatch !== undefined) parts.push(`meaning match ${c.meaningMatch.toFixed(2)}`);
   if (c.layer === 'task' && task?.id) parts.push(`task ${task.id}`);
   if (c.components.feedback > 0) parts.push('marked useful');

@@ -1,4 +1,5 @@
 import type { ActivePath } from './paths';
+import { forEachTerm } from './text';
 
 /**
  * What every developer reads from a file's name before opening it: a change to
@@ -22,6 +23,11 @@ export interface ChangeKind {
    * the names of its file types (a rule about resource files names `.resx`).
    */
   vocabulary: string;
+  /**
+   * Words a rule about this kind is titled with besides its vocabulary: the checks a code
+   * change must pass are run by the repository's commands ("Build and Development Commands").
+   */
+  titleWords?: string;
 }
 
 /** The last path segment. */
@@ -135,6 +141,7 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
     name: 'code',
     match: is(SOURCE_FILE),
     vocabulary: 'test tests lint verify verification changelog',
+    titleWords: 'commands',
   },
 ];
 
@@ -142,4 +149,26 @@ export const CHANGE_KINDS: readonly ChangeKind[] = [
 /** The kinds of the files in play, in table order, each once. */
 export function changeKindsOf(active: readonly ActivePath[]): ChangeKind[] {
   return CHANGE_KINDS.filter((kind) => active.some((a) => kind.match(a.path, a.isDir)));
+}
+
+/**
+ * Which of `kinds` a rule's title names (its vocabulary or title words, stemmed as the index
+ * stems), or undefined. A title says what a rule governs: "Linting", "Testing", "When to
+ * verify", "Build and Development Commands" govern every change of their kind, whatever the
+ * change is about, while the task's words rarely name them.
+ */
+export function kindNamedByTitle(kinds: readonly ChangeKind[]): (title: string) => string | undefined {
+  const terms = kinds.map((kind) => {
+    const set = new Set<string>();
+    forEachTerm(`${kind.vocabulary} ${kind.titleWords ?? ''}`, (t) => set.add(t));
+    return { name: kind.name, set };
+  });
+  return (title) => {
+    if (terms.length === 0) return undefined;
+    let named: string | undefined;
+    forEachTerm(title, (t) => {
+      named ??= terms.find((k) => k.set.has(t))?.name;
+    });
+    return named;
+  };
 }

@@ -8,7 +8,7 @@ import { redactSecrets } from './redact';
 import { type SectionKey, SECTION_TITLES, sectionFor, taskBrief } from './render';
 import type { ResolvedTask } from './request';
 import { expectedWorth } from './score';
-import { settleSections } from './sectionCandidates';
+import { SECTION_MIN_CHARS, settleSections } from './sectionCandidates';
 import type { AssembleOptions, Layer } from './types';
 import { LAYERS } from './types';
 import { instructionsFor, workflowNarrative } from './workflow';
@@ -66,6 +66,21 @@ function isRuleInScope(c: Candidate): boolean {
   return c.pathMatch !== undefined && STANDING_RULE_TYPES.has(c.artifact.type);
 }
 
+/**
+ * Whether a candidate is valued on the rules' curve (`ruleWorth`) rather than the records'
+ * steep one: the rules loaded for every file where records compete (`rulesAgainstRecords`),
+ * and a short rule in scope whose title names the kind of change in play ("Linting",
+ * "Testing", "Build and Development Commands" for a code change). The latter govern every
+ * change of their kind and share no word with most tasks, so on words alone they are worth a
+ * twentieth of a rule about the task's topic; graders of every development set marked them
+ * needed by most tasks. A long rule so titled ("Go Style Rules") is many rules, each on its
+ * own topic: the sections stage says which parts the work needs.
+ */
+function valuedAsRule(c: Candidate, againstRecords: boolean): boolean {
+  if (againstRecords && isRuleInScope(c)) return true;
+  return c.titledForKind !== undefined && c.artifact.body.length < SECTION_MIN_CHARS;
+}
+
 /** Whether the ledger's records (decisions, learnings, notes, plans) compete with the rules for the room. */
 function recordsCompete(candidates: readonly Candidate[]): boolean {
   return candidates.some((c) => c.layer !== 'fixed' && !STANDING_RULE_TYPES.has(c.artifact.type));
@@ -99,7 +114,7 @@ function makeEntry(build: Build, c: Candidate, entryOf: Map<PackEntry, Candidate
     // by its worth to the task: valued alike, the fixed share went to the cheapest pins first
     // (growthbook: a short overview no task needed over the guidelines every task did).
     // A section is worth its share of its artifact's match (sectionCandidates.ts).
-    value: c.layer === 'fixed' ? expectedWorth(Math.max(0, c.score), options) : expectedWorth(c.score, options, againstRecords && isRuleInScope(c)) * (c.sectionShare ?? 1),
+    value: c.layer === 'fixed' ? expectedWorth(Math.max(0, c.score), options) : expectedWorth(c.score, options, valuedAsRule(c, againstRecords)) * (c.sectionShare ?? 1),
     updatedMs: c.doc.updatedMs,
     // A pin's sections are shown under it, beside its preview, though they rank with the rest.
     section: sectionFor(c.sectionOf?.layer ?? c.layer, a),

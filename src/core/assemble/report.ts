@@ -62,7 +62,7 @@ function shownItems(input: ReportInput, tally: RedactionTally): ResultItem[] {
       if (!known) sectionsOf.set(c.sectionOf.artifact.id, (known = { at: items.length, first: c, shown: [], tokens: 0, why: [], redacted: false }));
       known.shown.push({ slug: c.section.slug, heading: c.section.heading, tokens: cost });
       known.tokens += cost;
-      known.why.push(`section "${c.section.heading || 'introduction'}" (${c.roomLeft ? 'a part of a rule in scope, given room nothing else could use' : `${Math.round((c.sectionShare ?? 1) * 100)}% of its match`}${c.namesFile !== undefined ? `; names ${c.namesFile}, in play` : ''}) at ${artifactUrn(c.artifact.id)}`);
+      known.why.push(`section "${c.section.heading || 'introduction'}" (${c.roomLeft ? 'a part of a rule in scope, given room nothing else could use' : c.titledForKind !== undefined ? `its heading names the change kind ${c.titledForKind}` : `${Math.round((c.sectionShare ?? 1) * 100)}% of its match`}${c.namesFile !== undefined ? `; names ${c.namesFile}, in play` : ''}) at ${artifactUrn(c.artifact.id)}`);
       if (memo.redactionCount > 0 || title !== c.artifact.title) known.redacted = true;
       continue;
     }

@@ -2,6 +2,7 @@ import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { type BodySection, sectionRef, splitSections } from '../sections';
 import { contentHash } from '../tokens';
 import { type Candidate, type CandidateSet, compareCandidates, taskSources } from './candidates';
+import { changeKindsOf, kindNamedByTitle } from './changeKinds';
 import { type PackEntry, type PackState, packGreedy, takeOut } from './pack';
 import type { ActivePath } from './paths';
 import { INDEX_BODY_CHARS, type SearchIndex, buildQuery } from './relevance';
@@ -186,6 +187,20 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     offerRest();
   }
   if (found.length === 0) return;
+  // A part whose heading names the kind of change in play ("Linting" in a Go style guide) is a
+  // rule titled for that kind, as the same section imported from an AGENTS.md would be: offered
+  // and valued as one (`valuedAsRule`), whether or not the task's words single it out.
+  const titleKind = kindNamedByTitle(changeKindsOf(active));
+  for (const part of found) {
+    const kind = part.pathMatch !== undefined ? titleKind(part.section!.heading) : undefined;
+    if (kind === undefined) {
+      delete part.titledForKind;
+      continue;
+    }
+    part.titledForKind = kind;
+    part.sectionShare = 1;
+    delete part.roomLeft;
+  }
   candidates.push(...found);
   candidates.sort(compareCandidates);
 }

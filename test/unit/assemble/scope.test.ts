@@ -174,6 +174,51 @@ describe('rules loaded for every file', () => {
     assert.ok(result.tokensUsed <= 200);
   });
 
+  test('a rule in scope titled for the kind of change in play (its commands, linting, testing) is worth what rules were measured to be worth, and explain says why', async () => {
+    // Among rules alone, with no word of the task: "Build and Development Commands" governs every
+    // code change, "Project History" none. On words alone both are worth a twentieth of the
+    // architecture rule, and the cheaper one won the last room.
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    const root = (id: string, title: string, body: string) => store.createArtifact({ id, type: 'convention', source: 'import:agents-md:AGENTS.md', title, body });
+    root('agents-md-architecture', 'Architecture', `The thread snapshot lifecycle: hydration replay and resume seeding live in one session object. ${FILLER.repeat(4)}`);
+    root('agents-md-commands', 'Build and Development Commands', 'Run `make check` before review; `uv run pytest -k name` runs one case; `make fmt` formats the code. '.repeat(3));
+    root('agents-md-history', 'Project History', 'Forked from the old runner in 2021. '.repeat(3));
+    const build = (paths: string[], options?: { ruleWorth: { slope: number } }) => assembleContext(store, { budget: 250, now: NOW, task: TASK, paths, log: false, ...(options ? { options } : {}) });
+    const mode = (r: Awaited<ReturnType<typeof build>>, id: string) => r.items.find((i) => i.id === id)?.mode;
+    const listing = (r: Awaited<ReturnType<typeof build>>) => r.items.map((i) => `${i.id} ${i.mode} ${i.tokens}`).join('\n');
+    const code = await build(PATHS);
+    assert.equal(mode(code, 'agents-md-commands'), 'full', listing(code));
+    assert.notEqual(mode(code, 'agents-md-history'), 'full', listing(code));
+    assert.ok(code.tokensUsed <= 250);
+    assert.match(code.items.find((i) => i.id === 'agents-md-commands')!.reason, /its title names the change kind code/);
+    // Without the rules' curve, words alone decide, and the cheaper rule takes the room.
+    const steep = await build(PATHS, { ruleWorth: { slope: 0 } });
+    assert.notEqual(mode(steep, 'agents-md-commands'), 'full', listing(steep));
+    // A documentation change is not a code change: its commands rule is ranked on its words.
+    const docs = await build(['docs/guide.md']);
+    assert.doesNotMatch(docs.items.find((i) => i.id === 'agents-md-commands')?.reason ?? '', /title names/);
+    assert.equal(docs.text, (await build(['docs/guide.md'], { ruleWorth: { slope: 0 } })).text);
+  });
+
+  test('a part of a long rule in scope headed for the kind of change in play is offered and valued as such a rule; of several in one file, only the best-ranked', async () => {
+    // A Go style guide for every file (toolhive's go-style.md): its "Linting" part shares no word
+    // with the task, so the task's words never single it out, yet every code change must pass it.
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    const topics = ['Interface Design', 'Resource Leaks', 'Error Handling', 'Package API Surface', 'Logging', 'Concurrency Notes'];
+    const guide = `# Go Style\n\n${topics.map((t, i) => `## ${t}\n\nRule ${i}: ${FILLER.repeat(8)}\n`).join('\n')}\n## Linting\n\nRun \`task fix\` before submitting; never suppress a warning.\n`;
+    store.createArtifact({ id: 'go-style', type: 'convention', source: 'import:claude-rules:.claude/rules/go-style.md', scope: 'path', paths: ['**/*.go'], title: 'Go Style Rules', body: guide });
+    // Three sections of one AGENTS.md titled for tests: the kind's topics, of which one stands for it.
+    for (const [id, title] of [['agents-md-running', 'Running tests'], ['agents-md-quarantined', 'Quarantined tests'], ['agents-md-disabled', 'Disabled tests']] as const) {
+      store.createArtifact({ id, type: 'convention', source: 'import:agents-md:AGENTS.md', title, body: `${title}: ${FILLER.repeat(2)}` });
+    }
+    const result = await assembleContext(store, { budget: 400, now: NOW, task: TASK, paths: ['pkg/session/snapshot.go'], log: false });
+    const guideItem = result.items.find((i) => i.id === 'go-style');
+    assert.match(guideItem?.reason ?? '', /section "Linting" \(its heading names the change kind code\)/, renderExplain(result));
+    const titled = result.items.filter((i) => /title names the change kind/.test(i.reason)).map((i) => i.id);
+    assert.equal(titled.filter((id) => id.startsWith('agents-md-')).length, 1, titled.join(', '));
+    assert.ok(result.tokensUsed <= 400);
+  });
+
   test("a rule its tool marks always-on (Cursor's alwaysApply) is in scope for any file in play, like a root AGENTS.md; a person's own pin is always in, but no tool loads it for a file", async () => {
     const store = await withRootRules();
     const imported = parseAgentRules([{ path: '.cursor/rules/commits.mdc', content: '---\ndescription: Commits\nalwaysApply: true\n---\n\n# Commits\n\nSign off every commit with git commit -s.\n' }]);
