@@ -47,7 +47,7 @@ export async function assembleContext(store: LedgerStore, request: AssembleReque
   const isResearchTask = (): boolean =>
     (researchTask ??= detectProfile(task, resolveProfileRules(request.sources?.profileRules), request.sources?.profile).profile === 'research');
   const set = collectCandidates({ idx, options, task, taskText, active, now, feedback: store.allFeedback(), isResearchTask, leaveOut: request.leaveOut });
-  addSectionCandidates(set, task, () => idx.index, options, active);
+  addSectionCandidates(set, task, () => idx.index, options, active, budget);
   keepOneTitledPerFile(set);
   const livePlan = request.sources === undefined || !liveModule ? undefined : new liveModule.LivePlan(request.sources, task, counter, options);
   const packing = packContext({ build, budget, task, candidates: set.candidates, livePlan });

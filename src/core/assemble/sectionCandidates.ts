@@ -52,10 +52,7 @@ const splits = new WeakMap<Artifact, SectionDoc[]>();
 function sectionsOf(a: Artifact): SectionDoc[] {
   let known = splits.get(a);
   if (known === undefined) {
-    known =
-      a.body.length < SECTION_MIN_CHARS
-        ? []
-        : splitSections(a.body).map((section) => {
+    known = splitSections(a.body).map((section) => {
             const title = section.heading === '' ? a.title : `${a.title} › ${section.heading}`;
             const artifact: Artifact = { ...a, id: sectionRef(a.id, section.slug), title, body: section.text, summary: null, contentHash: contentHash(section.text) };
             const terms = new Map<string, number>();
@@ -91,7 +88,10 @@ function namesInPlay(active: readonly ActivePath[]): string[] {
  * where the task's words are costs a fraction of the whole. A section is shown whole or
  * not at all, beside its artifact's preview, never beside its full text (`settleSections`).
  */
-export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, searchIndex: () => SearchIndex, options: AssembleOptions, active: readonly ActivePath[]): void {
+export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | undefined, searchIndex: () => SearchIndex, options: AssembleOptions, active: readonly ActivePath[], budget: number): void {
+  // A pin longer than the fixed tier's share (about 4 characters a token) can never be shown
+  // whole within it: split like a long rule, so its parts compete for the room beyond it.
+  const fixedShareChars = budget * options.fixedShare * 4;
   // The paths say an artifact applies; the task's own words, and a file in play a part names,
   // say which part of it matters.
   const query = buildQuery(taskSources(task, options));
@@ -109,7 +109,8 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
     // Rules and pins too: each is always named, but one longer than the fixed tier's share
     // would otherwise arrive as its first lines only; beyond that share its text is bought on
     // relevance like any other's, so its sections compete as the other layers' do.
-    if (!STANDING_RULE_TYPES.has(c.artifact.type) || c.artifact.body.length < SECTION_MIN_CHARS) continue;
+    const minChars = c.layer === 'fixed' ? Math.min(SECTION_MIN_CHARS, fixedShareChars) : SECTION_MIN_CHARS;
+    if (!STANDING_RULE_TYPES.has(c.artifact.type) || c.artifact.body.length < minChars) continue;
     if (split++ >= MAX_SPLIT) break;
     const sections = sectionsOf(c.artifact);
     if (sections.length === 0) continue;

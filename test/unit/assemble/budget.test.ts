@@ -69,7 +69,10 @@ async function assertHonest(result: AssembleResult, budget: number, label: strin
   assert.ok(result.tokensUsed <= budget, `${label}: reported ${result.tokensUsed} > ${budget}`);
   assert.ok(!LONE_SURROGATE.test(result.text), `${label}: a surrogate pair was split`);
   for (const item of result.items) {
-    if (item.mode === 'preview') assert.ok(result.text.includes(`(full: ${artifactUrn(item.id)})`), `${label}: preview of ${item.id} lacks its URN`);
+    // A preview says where the whole is: its own line's "(full: …)", or, shown by its sections
+    // alone (its line did not fit), each section's own address under the whole's.
+    const shownBySections = item.sections !== undefined && item.sections.length > 0 && item.sections.every((s) => result.text.includes(`${artifactUrn(item.id)}#${s.slug}`));
+    if (item.mode === 'preview') assert.ok(result.text.includes(`(full: ${artifactUrn(item.id)})`) || shownBySections, `${label}: preview of ${item.id} lacks its URN`);
   }
 }
 

@@ -339,6 +339,26 @@ describe('rules and pins within their share', () => {
   });
 });
 
+describe('a pin longer than the fixed share', () => {
+  test('is split like a long rule, so the part the task needs is shown beyond the share; whole when the share holds it', async () => {
+    // growthbook's always-on "Development Guidelines" (2,834 characters, 676 tokens) against a
+    // 400-token fixed share at 2,000 tokens: whole it never fit, and only its first lines came.
+    const store = await memoryStore(fixedClock('2026-02-01T00:00:00.000Z', 60_000));
+    const parts = ['Type Definitions', 'Environment Variables', 'Zod Validation'].map((h) => `## ${h}\n\n${FILLER.repeat(8)}`);
+    const body = `# Development Guidelines\n\n${parts.join('\n\n')}\n\n## Webhook Retries\n\nRetry webhook deliveries with exponential backoff and carry the idempotency key.\n`;
+    store.createArtifact({ id: 'guidelines', type: 'convention', pinned: true, title: 'Development Guidelines', body });
+    assert.ok(body.length < 4000, 'shorter than a long rule: whole or not at all before');
+    const task = { title: 'Fix webhook retries', description: 'Deliveries hammer the provider: add backoff.' };
+    const small = await assembleContext(store, { budget: 300, now: NOW, task, paths: [], log: false });
+    const item = small.items.find((i) => i.id === 'guidelines');
+    assert.match(item?.reason ?? '', /shown by section "Webhook Retries"/, renderExplain(small));
+    assert.match(small.text, /carry the idempotency key/);
+    assert.ok(small.tokensUsed <= 300);
+    const large = await assembleContext(store, { budget: 8000, now: NOW, task, paths: [], log: false });
+    assert.equal(large.items.find((i) => i.id === 'guidelines')?.mode, 'full');
+  });
+});
+
 describe("another module's notes", () => {
   // Working on src/billing/webhook.ts: the auth module's memory says nothing about billing, and
   // no agent tool would load a folder's notes for another folder, however much room is left.
