@@ -69,6 +69,8 @@ export interface CandidateSet {
   invalidGlobs: AssembleResult['invalidGlobs'];
   /** Neither task words nor paths: every artifact is as relevant as any other. */
   queryEmpty: boolean;
+  /** The change kind of the files in play a rule's title or a part's heading names (`kindNamedByTitle`). */
+  titleKind: (title: string) => string | undefined;
 }
 
 export function compareCandidates(a: Candidate, b: Candidate): number {
@@ -243,7 +245,7 @@ export function collectCandidates(input: CandidateInput): CandidateSet {
     candidates.push(candidate);
   }
   candidates.sort(compareCandidates);
-  return { candidates, leftOut, invalidGlobs, queryEmpty };
+  return { candidates, leftOut, invalidGlobs, queryEmpty, titleKind };
 }
 
 /**

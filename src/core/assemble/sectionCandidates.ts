@@ -2,7 +2,6 @@ import { type Artifact, STANDING_RULE_TYPES } from '../model';
 import { type BodySection, sectionRef, splitSections } from '../sections';
 import { contentHash } from '../tokens';
 import { type Candidate, type CandidateSet, compareCandidates, taskSources } from './candidates';
-import { changeKindsOf, kindNamedByTitle } from './changeKinds';
 import { type PackEntry, type PackState, packGreedy, takeOut } from './pack';
 import type { ActivePath } from './paths';
 import { INDEX_BODY_CHARS, type SearchIndex, buildQuery } from './relevance';
@@ -53,14 +52,14 @@ function sectionsOf(a: Artifact): SectionDoc[] {
   let known = splits.get(a);
   if (known === undefined) {
     known = splitSections(a.body).map((section) => {
-            const title = section.heading === '' ? a.title : `${a.title} › ${section.heading}`;
-            const artifact: Artifact = { ...a, id: sectionRef(a.id, section.slug), title, body: section.text, summary: null, contentHash: contentHash(section.text) };
-            const terms = new Map<string, number>();
-            const count = (term: string): void => void terms.set(term, (terms.get(term) ?? 0) + 1);
-            forEachTerm(section.heading, count);
-            forEachTerm(section.text.length > INDEX_BODY_CHARS ? section.text.slice(0, INDEX_BODY_CHARS) : section.text, count);
-            return { section, artifact, terms, lowerText: section.text.toLowerCase() };
-          });
+      const title = section.heading === '' ? a.title : `${a.title} › ${section.heading}`;
+      const artifact: Artifact = { ...a, id: sectionRef(a.id, section.slug), title, body: section.text, summary: null, contentHash: contentHash(section.text) };
+      const terms = new Map<string, number>();
+      const count = (term: string): void => void terms.set(term, (terms.get(term) ?? 0) + 1);
+      forEachTerm(section.heading, count);
+      forEachTerm(section.text.length > INDEX_BODY_CHARS ? section.text.slice(0, INDEX_BODY_CHARS) : section.text, count);
+      return { section, artifact, terms, lowerText: section.text.toLowerCase() };
+    });
     splits.set(a, known);
   }
   return known;
@@ -191,9 +190,8 @@ export function addSectionCandidates(set: CandidateSet, task: ResolvedTask | und
   // A part whose heading names the kind of change in play ("Linting" in a Go style guide) is a
   // rule titled for that kind, as the same section imported from an AGENTS.md would be: offered
   // and valued as one (`valuedAsRule`), whether or not the task's words single it out.
-  const titleKind = kindNamedByTitle(changeKindsOf(active));
   for (const part of found) {
-    const kind = part.pathMatch !== undefined ? titleKind(part.section!.heading) : undefined;
+    const kind = part.pathMatch !== undefined ? set.titleKind(part.section!.heading) : undefined;
     if (kind === undefined) {
       delete part.titledForKind;
       continue;
